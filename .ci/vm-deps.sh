@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install what the real-kernel tests (tests/kernel/) need: qemu, a Debian kernel
+# with its modules, fbset and busybox as guest helpers, and virtme-ng (vng).
+# Idempotent and quiet; returns fast when everything is already there.
+set -euo pipefail
+
+apt_pkgs=(qemu-system-x86 linux-image-amd64 fbset busybox-static)
+missing=()
+for p in "${apt_pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+        || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "vm-deps: installing ${missing[*]}"
+    sudo_cmd=()
+    [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+    export DEBIAN_FRONTEND=noninteractive
+    # Refresh the package lists only when they are missing or the install fails.
+    if ! "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+            >/tmp/vm-deps-apt.log 2>&1; then
+        "${sudo_cmd[@]}" apt-get update -qq >/tmp/vm-deps-apt.log 2>&1
+        "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+            >>/tmp/vm-deps-apt.log 2>&1 \
+            || { tail -20 /tmp/vm-deps-apt.log >&2; exit 1; }
+    fi
+fi
+
+python=${PYTHON:-python3}
+if ! command -v vng >/dev/null 2>&1; then
+    echo "vm-deps: installing virtme-ng"
+    "$python" -m pip install -q --disable-pip-version-check virtme-ng \
+        >/tmp/vm-deps-pip.log 2>&1 || { tail -20 /tmp/vm-deps-pip.log >&2; exit 1; }
+    command -v pyenv >/dev/null 2>&1 && pyenv rehash || true
+fi

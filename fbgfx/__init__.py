@@ -1,0 +1,29 @@
+"""fbgfx: graphics for the Linux framebuffer.
+
+Open a display with :func:`open` (``/dev/fbN`` or ``virtual:WxH[:FORMAT]``), draw on
+NumPy memory in its native pixel format, and restore everything on close.
+"""
+
+from .device import Framebuffer, open
+from .errors import FramebufferError, ModeError, UnsupportedFormatError
+from .pixelformat import FORMATS, PixelFormat, default_palette
+from .screeninfo import Bitfield, FixScreenInfo, VarScreenInfo
+from .virtual import VirtualDevice, VirtualFramebuffer
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "FORMATS",
+    "Bitfield",
+    "FixScreenInfo",
+    "Framebuffer",
+    "FramebufferError",
+    "ModeError",
+    "PixelFormat",
+    "UnsupportedFormatError",
+    "VarScreenInfo",
+    "VirtualDevice",
+    "VirtualFramebuffer",
+    "default_palette",
+    "open",
+]

@@ -1,0 +1,551 @@
+"""Framebuffer: one open display, as NumPy memory plus the device's operations.
+
+A :class:`Framebuffer` drives a backend — the kernel's ``/dev/fbN``
+(:class:`fbgfx._kernel.KernelDevice`) or the in-process model of one
+(:class:`fbgfx.virtual.VirtualDevice`) — through the same few operations, so mode
+validation, capability reporting and restore-on-close live here once.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import warnings
+from typing import Any, Dict, Optional, Tuple, Union
+
+import numpy as np
+
+from .errors import FramebufferError, ModeError
+from .pixelformat import PixelFormat, default_palette
+from .screeninfo import (
+    FB_ACTIVATE_NOW,
+    FB_ACTIVATE_TEST,
+    FB_TYPE_PACKED_PIXELS,
+    FB_VISUAL_DIRECTCOLOR,
+    Bitfield,
+    FixScreenInfo,
+    VarScreenInfo,
+)
+
+__all__ = ["BLANK_LEVELS", "Framebuffer", "open"]
+
+PathLike = Union[str, int, "os.PathLike[str]"]
+
+#: ``FBIOBLANK`` levels by name (``FB_BLANK_*``).
+BLANK_LEVELS = {"unblank": 0, "normal": 1, "vsync_suspend": 2, "hsync_suspend": 3, "powerdown": 4}
+
+# Errors by which a driver says "I do not do that" rather than "that failed".
+_UNSUPPORTED = (errno.ENOTTY, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
+
+
+def open(path: Optional[PathLike] = None) -> "Framebuffer":  # noqa: A001 - mirrors builtins.open
+    """Open a framebuffer.
+
+    Args:
+        path: ``/dev/fbN``, ``N``, a path-like object, or ``virtual:WIDTHxHEIGHT[:FORMAT]``
+            for a virtual framebuffer (see :func:`fbgfx.virtual.parse_spec`). Defaults to
+            ``$FRAMEBUFFER``, else ``/dev/fb0``.
+
+    Returns:
+        An open :class:`Framebuffer`; use it as a context manager.
+
+    Raises:
+        FramebufferError: The device is missing, not permitted or not a framebuffer.
+        UnsupportedFormatError: The current pixel layout cannot be drawn in.
+    """
+    if path is None:
+        path = os.environ.get("FRAMEBUFFER") or "/dev/fb0"
+    if isinstance(path, int):
+        path = f"/dev/fb{path}"
+    path = os.fspath(path)
+    if path.isdigit():
+        path = f"/dev/fb{path}"
+    if path.startswith("virtual:") or path == "virtual":
+        from .virtual import VirtualFramebuffer
+
+        return VirtualFramebuffer.from_spec(path)
+    from ._kernel import KernelDevice
+
+    return Framebuffer(KernelDevice(path), path)
+
+
+class Framebuffer:
+    """An open framebuffer device.
+
+    Use :func:`fbgfx.open` to get one. Everything fbgfx changes on the device (mode,
+    pan offset, colour map, blanking) is put back by :meth:`close`.
+    """
+
+    def __init__(self, device: Any, path: str) -> None:
+        self._device = device
+        self.path = path
+        self._memory_owner: Any = None
+        self._memory: Optional[np.ndarray] = None
+        self._saved: Dict[str, Any] = {}
+        self._vsync: Optional[bool] = None
+        self._palette: Optional[np.ndarray] = None
+        self._closed = False
+        try:
+            self._load()
+        except BaseException:
+            self._release()
+            raise
+
+    # -- context management -------------------------------------------------------------
+
+    def __enter__(self) -> "Framebuffer":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"{self.width}x{self.height} {self.format.name}"
+        return f"<{type(self).__name__} {self.path} {state}>"
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` has run."""
+        return self._closed
+
+    def close(self) -> None:
+        """Restore everything fbgfx changed (mode, pan, palette, blanking) and release the device.
+
+        Safe to call more than once. Views of :attr:`pixels` taken earlier stay valid
+        NumPy arrays until they are dropped, but no longer show the screen.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.restore()
+        finally:
+            self._release()
+
+    def restore(self) -> None:
+        """Put the device back as it was before fbgfx touched it, keeping it open."""
+        saved, self._saved = self._saved, {}
+        if "var" in saved:
+            saved.pop("pan", None)  # the original var carries the original pan offsets
+        steps = [
+            ("blank", lambda v: self._device.blank(0)),
+            ("var", self._restore_var),
+            ("pan", lambda v: self._device.pan(self._device.get_var().replace(xoffset=v[0], yoffset=v[1]))),
+            ("cmap", lambda v: self._device.put_cmap(0, v)),
+        ]
+        for key, step in steps:
+            if key in saved:
+                try:
+                    step(saved[key])
+                except OSError as e:
+                    warnings.warn(f"fbgfx: could not restore {key} on {self.path}: {e}", RuntimeWarning, stacklevel=2)
+        if saved:
+            self._load()
+
+    # -- what the device is ---------------------------------------------------------------
+
+    @property
+    def var(self) -> VarScreenInfo:
+        """The current ``fb_var_screeninfo``."""
+        return self._var
+
+    @property
+    def fix(self) -> FixScreenInfo:
+        """The current ``fb_fix_screeninfo``."""
+        return self._fix
+
+    @property
+    def format(self) -> PixelFormat:
+        """The pixel format, from the kernel's bitfields."""
+        return self._format
+
+    @property
+    def width(self) -> int:
+        """Visible width in pixels."""
+        return self._var.xres
+
+    @property
+    def height(self) -> int:
+        """Visible height in pixels."""
+        return self._var.yres
+
+    @property
+    def size(self) -> Tuple[int, int]:
+        """(width, height) of the visible page."""
+        return self._var.xres, self._var.yres
+
+    @property
+    def stride(self) -> int:
+        """Bytes from one row to the next (``fix.line_length``)."""
+        return self._fix.line_length
+
+    @property
+    def memory(self) -> np.ndarray:
+        """All ``smem_len`` bytes of video memory, as a uint8 array."""
+        self._check_open()
+        assert self._memory is not None
+        return self._memory
+
+    @property
+    def pixels(self) -> np.ndarray:
+        """A zero-copy view of the visible page (honours pan offset and stride).
+
+        Shape (height, width) of :attr:`PixelFormat.dtype` at 8, 16 and 32 bpp,
+        (height, width, 3) uint8 at 24 bpp, and (height, row_bytes) packed bytes for
+        formats of fewer than 8 bits.
+        """
+        return self.view(self._var.xoffset, self._var.yoffset, self.width, self.height)
+
+    def view(self, x: int = 0, y: int = 0, width: Optional[int] = None, height: Optional[int] = None) -> np.ndarray:
+        """A view of any rectangle of the virtual screen, shaped like :attr:`pixels`.
+
+        Raises:
+            ValueError: The rectangle is not inside the virtual screen.
+        """
+        self._check_open()
+        var, fmt = self._var, self._format
+        width = var.xres_virtual - x if width is None else width
+        height = var.yres_virtual - y if height is None else height
+        if x < 0 or y < 0 or width < 0 or height < 0 or x + width > var.xres_virtual or y + height > var.yres_virtual:
+            raise ValueError(
+                f"rectangle {width}x{height}+{x}+{y} is outside the virtual screen {var.xres_virtual}x{var.yres_virtual}"
+            )
+        if fmt.is_packed and (x * fmt.bpp) % 8:
+            raise ValueError(f"x={x} does not start on a byte at {fmt.bpp} bpp")
+        offset = y * self.stride + (x * fmt.bpp) // 8
+        bpp_bytes = max(fmt.bytes_per_pixel, 1)
+        if fmt.bpp == 24:
+            shape, strides = (height, width, 3), (self.stride, 3, 1)
+        elif fmt.is_packed:
+            shape, strides = (height, fmt.row_bytes(width)), (self.stride, 1)
+        else:
+            shape, strides = (height, width), (self.stride, bpp_bytes)
+        return np.ndarray(shape, fmt.dtype, buffer=self.memory, offset=offset, strides=strides)
+
+    @property
+    def palette(self) -> Optional[np.ndarray]:
+        """The (n, 3) uint8 colour map of a palette format, else None."""
+        return self._palette
+
+    @property
+    def can_pan(self) -> bool:
+        """True when the driver pans (non-zero ``ypanstep``) and there is room to."""
+        return self._fix.ypanstep > 0 and self._var.yres_virtual > self._var.yres
+
+    @property
+    def pages(self) -> int:
+        """How many whole visible pages fit in the virtual height."""
+        return self._var.yres_virtual // max(self._var.yres, 1)
+
+    def refresh(self) -> bool:
+        """Re-read var and fix from the device; remap memory if it moved.
+
+        Returns:
+            True when anything changed.
+        """
+        self._check_open()
+        before = (self._var, self._fix)
+        self._load()
+        return before != (self._var, self._fix)
+
+    def snapshot(self):
+        """The visible page as a PIL RGB image (reads video memory: slow on some hardware)."""
+        from PIL import Image
+
+        return Image.fromarray(self.to_rgb(self.pixels, self.width))
+
+    def to_rgb(self, native: np.ndarray, width: Optional[int] = None) -> np.ndarray:
+        """Convert native pixels of this device (as :meth:`view` returns them) to RGB uint8.
+
+        Args:
+            native: Pixels in this device's format.
+            width: Pixels per row, needed for formats of fewer than 8 bits.
+        """
+        fmt = self._format
+        if fmt.is_packed:
+            native = fmt.unpack_bits(native, native.shape[1] * 8 // fmt.bpp if width is None else width)
+        return fmt.unpack(native, self._palette)
+
+    # -- device operations -----------------------------------------------------------------
+
+    def pan(self, x: int = 0, y: int = 0) -> None:
+        """Show the part of the virtual screen whose top-left corner is (x, y).
+
+        Raises:
+            FramebufferError: The driver cannot pan (EINVAL), or the kernel refused.
+            ValueError: (x, y) is outside the virtual screen or not on a pan step.
+        """
+        self._check_open()
+        var, fix = self._var, self._fix
+        if x < 0 or y < 0 or x + var.xres > var.xres_virtual or y + var.yres > var.yres_virtual:
+            raise ValueError(
+                f"pan offset ({x}, {y}) puts the {var.xres}x{var.yres} page outside the virtual screen "
+                f"{var.xres_virtual}x{var.yres_virtual}"
+            )
+        if (x and not fix.xpanstep) or (y and not fix.ypanstep):
+            raise FramebufferError(errno.EINVAL, "the driver cannot pan (pan step 0)", self.path)
+        if (fix.xpanstep and x % fix.xpanstep) or (fix.ypanstep and y % fix.ypanstep):
+            raise ValueError(f"pan offset ({x}, {y}) is not a multiple of the pan steps ({fix.xpanstep}, {fix.ypanstep})")
+        if (x, y) == (var.xoffset, var.yoffset):
+            return
+        self._saved.setdefault("pan", (var.xoffset, var.yoffset))
+        new = var.replace(xoffset=x, yoffset=y)
+        self._device.pan(new)
+        self._var = new
+
+    def wait_for_vsync(self) -> bool:
+        """Wait for the next vertical blank.
+
+        Returns:
+            False at once when the driver cannot (vfb, most DRM fbdev emulation).
+        """
+        self._check_open()
+        if self._vsync is False:
+            return False
+        try:
+            self._device.wait_for_vsync()
+        except OSError as e:
+            if e.errno not in _UNSUPPORTED:
+                raise
+            self._vsync = False
+            return False
+        self._vsync = True
+        return True
+
+    def blank(self, level: Union[int, str, bool] = "normal") -> bool:
+        """Blank (or unblank) the display; :meth:`close` unblanks.
+
+        Args:
+            level: 0/``"unblank"``/False to unblank, or ``"normal"``/True (1),
+                ``"vsync_suspend"``, ``"hsync_suspend"``, ``"powerdown"`` (4).
+
+        Returns:
+            False when the driver cannot blank.
+        """
+        self._check_open()
+        if isinstance(level, str):
+            if level not in BLANK_LEVELS:
+                raise ValueError(f"unknown blank level {level!r}; use one of {', '.join(BLANK_LEVELS)}")
+            level = BLANK_LEVELS[level]
+        level = int(level)
+        if not 0 <= level <= 4:
+            raise ValueError(f"blank level must be 0..4, not {level}")
+        try:
+            self._device.blank(level)
+        except OSError as e:
+            if e.errno not in _UNSUPPORTED:
+                raise
+            return False
+        if level:
+            self._saved.setdefault("blank", True)
+        else:
+            self._saved.pop("blank", None)
+        return True
+
+    def unblank(self) -> bool:
+        """Turn the display back on. Returns False when the driver cannot blank."""
+        return self.blank(0)
+
+    def get_palette(self, start: int = 0, count: Optional[int] = None) -> np.ndarray:
+        """Read the colour map as (count, 3) uint8 (the kernel's 16-bit values >> 8).
+
+        Raises:
+            FramebufferError: The driver has no colour map.
+        """
+        self._check_open()
+        count = self._cmap_len() - start if count is None else count
+        return (self._device.get_cmap(start, count)[:, :3] >> 8).astype(np.uint8)
+
+    def set_palette(self, colors, start: int = 0) -> None:
+        """Write colour map entries from ``start``; :meth:`close` restores the original.
+
+        Args:
+            colors: (n, 3) or (n, 4) array-like of uint8 (RGB[A]) values.
+
+        Raises:
+            ValueError: Wrong shape, or entries past the end of the colour map.
+            FramebufferError: The driver has no colour map.
+        """
+        self._check_open()
+        colors = np.asarray(colors)
+        if colors.ndim != 2 or colors.shape[1] not in (3, 4):
+            raise ValueError(f"palette must have shape (n, 3) or (n, 4), got {colors.shape}")
+        if np.any(colors < 0) or np.any(colors > 255):
+            raise ValueError("palette values must be 0..255")
+        size = self._cmap_len()
+        if start < 0 or start + len(colors) > size:
+            raise ValueError(f"entries {start}..{start + len(colors) - 1} are outside the {size}-entry colour map")
+        if "cmap" not in self._saved:
+            self._saved["cmap"] = self._device.get_cmap(0, size)
+        entries = np.zeros((len(colors), 4), np.uint16)
+        entries[:, : colors.shape[1]] = colors.astype(np.uint16) * 257
+        self._device.put_cmap(start, entries)
+        self._palette = self._read_palette()
+
+    def set_mode(
+        self,
+        width: Optional[int] = None,
+        height: Optional[int] = None,
+        bpp: Optional[int] = None,
+        virtual_width: Optional[int] = None,
+        virtual_height: Optional[int] = None,
+    ) -> None:
+        """Change the video mode; :meth:`close` restores the original one.
+
+        The mode is first tried with ``FB_ACTIVATE_TEST``; after it is set, what the
+        kernel reports is compared with what was asked, and a silent mismatch (DRM
+        fbdev emulation accepts some modes it does not show) counts as a refusal.
+
+        Args:
+            width, height: Visible resolution; default: unchanged.
+            bpp: Bits per pixel; default: unchanged. The driver picks the layout.
+            virtual_width, virtual_height: Virtual resolution; default: the current one
+                when the resolution is unchanged, else the visible size.
+
+        Raises:
+            ModeError: The driver refused; the previous mode is in place and nothing
+                changed. ``errno`` is the kernel's (EINVAL, ENOMEM, ...).
+            ValueError: A size or depth that is not a positive integer.
+        """
+        self._check_open()
+        cur = self._var
+        asked = _mode_request(cur, width, height, bpp, virtual_width, virtual_height)
+        want = cur.replace(xoffset=0, yoffset=0, **asked)
+        if want.bits_per_pixel != cur.bits_per_pixel:
+            want = want.replace(red=Bitfield(), green=Bitfield(), blue=Bitfield(), transp=Bitfield())
+        if all(getattr(cur, k) == v for k, v in asked.items()):
+            return
+        describe = _describe_mode(asked)
+        try:
+            tested = self._device.put_var(want.replace(activate=FB_ACTIVATE_TEST))
+        except OSError as e:
+            raise ModeError(e.errno, f"the driver refused {describe} ({os.strerror(e.errno)})", self.path, asked) from None
+        mismatch = _mode_mismatch(asked, tested)
+        if mismatch:
+            raise ModeError(errno.EINVAL, f"the driver refused {describe}: it offers {mismatch}", self.path, asked)
+        original = self._device.get_var()
+        try:
+            self._device.put_var(want.replace(activate=FB_ACTIVATE_NOW))
+            got = self._device.get_var()
+            mismatch = _mode_mismatch(asked, got)
+            if mismatch:
+                raise ModeError(errno.EINVAL, f"the driver did not apply {describe}: it shows {mismatch}", self.path, asked)
+            self._load()
+        except BaseException as e:
+            self._restore_var(original)
+            self._load()
+            if isinstance(e, OSError) and not isinstance(e, ModeError):
+                raise ModeError(e.errno, f"the driver refused {describe} ({os.strerror(e.errno)})", self.path, asked) from None
+            raise
+        self._saved.setdefault("var", original)
+        self._saved.pop("pan", None)
+
+    def screen(self, buffering: str = "auto", **options: Any):
+        """A :class:`fbgfx.Screen` for double-buffered drawing on this device."""
+        from .screen import Screen
+
+        return Screen(self, buffering=buffering, **options)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise FramebufferError(errno.EBADF, "the framebuffer is closed", self.path)
+
+    def _cmap_len(self) -> int:
+        fmt = self._format
+        if fmt.indexed or fmt.gray:
+            return 1 << fmt.bpp
+        if self._fix.visual == FB_VISUAL_DIRECTCOLOR:
+            return 1 << max(fmt.red.length, fmt.green.length, fmt.blue.length)
+        return 256
+
+    def _read_palette(self) -> Optional[np.ndarray]:
+        if not self._format.indexed:
+            return None
+        try:
+            return self.get_palette()
+        except OSError:
+            return default_palette(self._format.bpp)
+
+    def _restore_var(self, original: VarScreenInfo) -> None:
+        self._device.put_var(original.replace(activate=FB_ACTIVATE_NOW))
+
+    def _load(self) -> None:
+        var, fix = self._device.get_var(), self._device.get_fix()
+        if fix.type != FB_TYPE_PACKED_PIXELS:
+            raise FramebufferError(errno.ENOTSUP, f"framebuffer type {fix.type} is not packed pixels", self.path)
+        fmt = PixelFormat.from_var(var, fix.visual)
+        line = fix.line_length or fmt.row_bytes(var.xres_virtual)
+        fix = fix.replace(line_length=line)
+        needed = line * (var.yres_virtual - 1) + fmt.row_bytes(var.xres_virtual)
+        if var.xres == 0 or var.yres == 0 or needed > fix.smem_len:
+            raise FramebufferError(
+                errno.EINVAL,
+                f"inconsistent geometry: {var.xres_virtual}x{var.yres_virtual} lines of {line} bytes "
+                f"do not fit in {fix.smem_len} bytes of video memory",
+                self.path,
+            )
+        old = getattr(self, "_fix", None)
+        if self._memory is None or old is None or (old.smem_start, old.smem_len) != (fix.smem_start, fix.smem_len):
+            self._unmap()
+            self._memory_owner = self._device.map(fix.smem_len)
+            self._memory = np.frombuffer(self._memory_owner, np.uint8, count=fix.smem_len)
+        self._var, self._fix, self._format = var, fix, fmt
+        self._palette = self._read_palette()
+
+    def _unmap(self) -> None:
+        self._memory = None
+        owner, self._memory_owner = self._memory_owner, None
+        if owner is not None and hasattr(owner, "close"):
+            try:
+                owner.close()
+            except BufferError:
+                pass  # views handed out still use it; it is unmapped when they go
+
+    def _release(self) -> None:
+        self._unmap()
+        self._device.close()
+
+
+def _mode_request(cur: VarScreenInfo, width, height, bpp, virtual_width, virtual_height) -> Dict[str, int]:
+    for name, value in (("width", width), ("height", height), ("bpp", bpp),
+                        ("virtual_width", virtual_width), ("virtual_height", virtual_height)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0):
+            raise ValueError(f"{name} must be a positive integer, not {value!r}")
+    xres = int(width or cur.xres)
+    yres = int(height or cur.yres)
+    same_size = (xres, yres) == (cur.xres, cur.yres)
+    vx = int(virtual_width or (cur.xres_virtual if same_size else xres))
+    vy = int(virtual_height or (cur.yres_virtual if same_size else yres))
+    if vx < xres or vy < yres:
+        raise ValueError(f"virtual size {vx}x{vy} is smaller than the visible size {xres}x{yres}")
+    return {
+        "xres": xres,
+        "yres": yres,
+        "xres_virtual": vx,
+        "yres_virtual": vy,
+        "bits_per_pixel": int(bpp or cur.bits_per_pixel),
+    }
+
+
+def _mode_mismatch(asked: Dict[str, int], got: VarScreenInfo) -> str:
+    """'' when the kernel's answer gives what was asked, else a description of it."""
+    ok = (
+        got.xres == asked["xres"]
+        and got.yres == asked["yres"]
+        and got.bits_per_pixel == asked["bits_per_pixel"]
+        and got.xres_virtual == asked["xres_virtual"]
+        and got.yres_virtual >= asked["yres_virtual"]
+    )
+    if ok:
+        return ""
+    return _describe_mode({k: getattr(got, k) for k in asked})
+
+
+def _describe_mode(m: Dict[str, int]) -> str:
+    text = f"{m['xres']}x{m['yres']}-{m['bits_per_pixel']}"
+    if (m["xres_virtual"], m["yres_virtual"]) != (m["xres"], m["yres"]):
+        text += f" (virtual {m['xres_virtual']}x{m['yres_virtual']})"
+    return text
+

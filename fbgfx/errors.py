@@ -1,0 +1,50 @@
+"""The fbgfx error hierarchy: one path for every failure a user can meet.
+
+Device failures are ``OSError`` subclasses carrying ``errno`` and the device path, so
+``except OSError`` and ``e.errno == errno.EACCES`` work as for any file.
+"""
+
+from __future__ import annotations
+
+import errno as _errno
+import os
+from typing import Optional
+
+__all__ = ["FramebufferError", "ModeError", "UnsupportedFormatError"]
+
+
+class FramebufferError(OSError):
+    """A framebuffer device could not be opened, read or driven.
+
+    Attributes:
+        errno: The kernel's error number (``errno.ENOENT``, ``errno.EACCES``, ...).
+        filename: The device path, when there is one.
+    """
+
+    def __init__(self, err: int, message: str, path: Optional[str] = None) -> None:
+        super().__init__(err, message, path)
+
+    def __str__(self) -> str:
+        where = f"{self.filename}: " if self.filename else ""
+        return f"{where}{self.strerror}"
+
+    @classmethod
+    def from_errno(cls, err: int, doing: str, path: Optional[str] = None) -> "FramebufferError":
+        """Build the error for ``-errno`` returned by the kernel while *doing* something."""
+        return cls(err, f"{doing}: {os.strerror(err)}", path)
+
+
+class ModeError(FramebufferError):
+    """The driver refused a video mode; the previous mode is still in place.
+
+    Attributes:
+        requested: The mode that was asked for, as a dict of ``fb_var_screeninfo`` names.
+    """
+
+    def __init__(self, err: int, message: str, path: Optional[str] = None, requested: Optional[dict] = None) -> None:
+        super().__init__(err or _errno.EINVAL, message, path)
+        self.requested = dict(requested or {})
+
+
+class UnsupportedFormatError(ValueError):
+    """A pixel layout (bitfields, bits per pixel or visual) that fbgfx cannot draw in."""

@@ -1,0 +1,118 @@
+"""Kernel screen information as frozen dataclasses with the kernel's field names."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Bitfield", "FixScreenInfo", "VarScreenInfo"]
+
+# <linux/fb.h> constants that the Python side needs by value.
+FB_TYPE_PACKED_PIXELS = 0
+FB_VISUAL_MONO01 = 0
+FB_VISUAL_MONO10 = 1
+FB_VISUAL_TRUECOLOR = 2
+FB_VISUAL_PSEUDOCOLOR = 3
+FB_VISUAL_DIRECTCOLOR = 4
+FB_VISUAL_STATIC_PSEUDOCOLOR = 5
+FB_ACTIVATE_NOW = 0
+FB_ACTIVATE_TEST = 2
+FB_ACTIVATE_FORCE = 128
+
+VISUAL_NAMES = {
+    FB_VISUAL_MONO01: "MONO01",
+    FB_VISUAL_MONO10: "MONO10",
+    FB_VISUAL_TRUECOLOR: "TRUECOLOR",
+    FB_VISUAL_PSEUDOCOLOR: "PSEUDOCOLOR",
+    FB_VISUAL_DIRECTCOLOR: "DIRECTCOLOR",
+    FB_VISUAL_STATIC_PSEUDOCOLOR: "STATIC_PSEUDOCOLOR",
+    6: "FOURCC",
+}
+
+
+@dataclass(frozen=True)
+class Bitfield:
+    """Where one colour channel sits inside a pixel value (``struct fb_bitfield``)."""
+
+    offset: int = 0
+    length: int = 0
+    msb_right: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.length}/{self.offset}"
+
+
+@dataclass(frozen=True)
+class VarScreenInfo:
+    """``struct fb_var_screeninfo``: the variable part of a mode (geometry, depth, pan)."""
+
+    xres: int = 0
+    yres: int = 0
+    xres_virtual: int = 0
+    yres_virtual: int = 0
+    xoffset: int = 0
+    yoffset: int = 0
+    bits_per_pixel: int = 0
+    grayscale: int = 0
+    red: Bitfield = Bitfield()
+    green: Bitfield = Bitfield()
+    blue: Bitfield = Bitfield()
+    transp: Bitfield = Bitfield()
+    nonstd: int = 0
+    activate: int = 0
+    height: int = 0
+    width: int = 0
+    accel_flags: int = 0
+    pixclock: int = 0
+    left_margin: int = 0
+    right_margin: int = 0
+    upper_margin: int = 0
+    lower_margin: int = 0
+    hsync_len: int = 0
+    vsync_len: int = 0
+    sync: int = 0
+    vmode: int = 0
+    rotate: int = 0
+    colorspace: int = 0
+
+    def replace(self, **changes: Any) -> "VarScreenInfo":
+        """Return a copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def asdict(self) -> dict:
+        """All fields as a plain dict (bitfields as dicts), e.g. for JSON."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class FixScreenInfo:
+    """``struct fb_fix_screeninfo``: what the driver fixes (memory, stride, visual, pan steps)."""
+
+    id: str = ""
+    smem_start: int = 0
+    smem_len: int = 0
+    type: int = FB_TYPE_PACKED_PIXELS
+    type_aux: int = 0
+    visual: int = FB_VISUAL_TRUECOLOR
+    xpanstep: int = 0
+    ypanstep: int = 0
+    ywrapstep: int = 0
+    line_length: int = 0
+    mmio_start: int = 0
+    mmio_len: int = 0
+    accel: int = 0
+    capabilities: int = 0
+
+    def replace(self, **changes: Any) -> "FixScreenInfo":
+        """Return a copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def asdict(self) -> dict:
+        """All fields as a plain dict, e.g. for JSON."""
+        return dataclasses.asdict(self)
+
+
+BITFIELD_NAMES = ("red", "green", "blue", "transp")
+VAR_FIELDS = tuple(f.name for f in dataclasses.fields(VarScreenInfo))
+FIX_FIELDS = tuple(f.name for f in dataclasses.fields(FixScreenInfo))

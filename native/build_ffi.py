@@ -1,0 +1,42 @@
+"""Build the cffi API-mode module ``fbgfx._native`` from the plain files in native/.
+
+Every ``*.cdef`` file is a declaration block and every ``*.c`` file a C source; the
+C compiler checks the declarations against the kernel headers included by
+``prelude.h``. Adding a kernel file to native/ needs no change here.
+"""
+
+import pathlib
+import shutil
+import sys
+import sysconfig
+
+from cffi import FFI
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def _check_toolchain() -> None:
+    """Fail early with the package to install rather than a compiler traceback."""
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        sys.exit(f"fbgfx: no C compiler ({cc!r}) found: install 'gcc' (apt-get install gcc)")
+    if not any(pathlib.Path(d, "linux", "fb.h").exists() for d in ("/usr/include", "/usr/local/include")):
+        sys.exit("fbgfx: <linux/fb.h> not found: install the kernel headers (apt-get install linux-libc-dev)")
+
+
+def _read(pattern: str) -> str:
+    return "\n".join(p.read_text() for p in sorted(HERE.glob(pattern)))
+
+
+_check_toolchain()
+ffibuilder = FFI()
+ffibuilder.cdef(_read("*.cdef"))
+ffibuilder.set_source(
+    "fbgfx._native",
+    (HERE / "prelude.h").read_text() + "\n" + _read("*.c"),
+    extra_compile_args=["-O3", "-std=gnu11", "-fno-strict-aliasing"],
+    py_limited_api=True,
+)
+
+if __name__ == "__main__":
+    ffibuilder.compile(verbose=True)
