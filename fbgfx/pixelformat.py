@@ -269,7 +269,7 @@ class PixelFormat:
         out = np.empty(rgb.shape[:-1] + (nbytes,), np.uint8)
         if self.bpp == 32 and not self.transp.length:
             pad = ({0, 8, 16, 24} - {self.red.offset, self.green.offset, self.blue.offset}).pop()
-            out[..., pad // 8] = 0xFF
+            out[..., pad // 8] = 0  # X bits are written as 0, as the shift path does
         for i, bf in enumerate((self.red, self.green, self.blue)):
             out[..., bf.offset // 8] = rgb[..., i]
         if self.transp.length:
