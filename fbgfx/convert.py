@@ -1,0 +1,281 @@
+"""Pixel conversion and blending between RGB(A) images and native pixel formats.
+
+These are the hot loops under :class:`~fbgfx.Surface` drawing and ``Screen.present``:
+turning any image into RGB(A) bytes (:func:`as_rgb`), writing RGB(A) into native memory
+with optional source-over blending (:func:`to_native`), reading it back
+(:func:`from_native`), blending antialiased coverage masks (:func:`blend_mask`) and
+filling (:func:`fill`). Destinations may be strided views (video memory rows
+``line_length`` apart, subsurfaces); nothing outside the given array is ever touched.
+
+Every function gives the same pixels as :meth:`PixelFormat.pack` /
+:meth:`PixelFormat.unpack`: channels are truncated to their bit length (8 -> 5 bits is
+``>> 3``), gray levels are ITU-R 601 luma, palette formats take the nearest entry.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+
+from .pixelformat import PixelFormat, default_palette
+
+__all__ = ["as_rgb", "blend_mask", "fill", "from_native", "to_native"]
+
+# -- input normalisation --------------------------------------------------------------
+
+_ALPHA_MODES = {"RGBA", "LA", "PA", "RGBa", "La"}
+
+
+def as_rgb(source) -> np.ndarray:
+    """Turn an image into RGB or RGBA uint8 pixels.
+
+    Args:
+        source: A PIL image of any mode, or a NumPy array: (h, w) gray uint8,
+            (h, w, 3) RGB uint8 or (h, w, 4) RGBA uint8. Palette images with a
+            transparent entry, and L/RGB images with a transparency key, give RGBA.
+            16-bit images (``I;16`` modes) are scaled to 8 bits; ``I`` and ``F``
+            images are clipped to 0..255 as Pillow's ``convert`` does.
+
+    Returns:
+        A (h, w, 3) or (h, w, 4) uint8 array; (h, w, 4) only when the source has
+        alpha. Arrays that already have that form are returned as they are (no copy).
+
+    Raises:
+        TypeError: The source is neither a PIL image nor a NumPy array, or the array
+            is not uint8.
+        ValueError: The array's shape is not one of the above.
+    """
+    if isinstance(source, np.ndarray):
+        return _array_as_rgb(source)
+    try:
+        from PIL import Image
+    except ImportError:  # pragma: no cover - Pillow is a dependency
+        Image = None
+    if Image is None or not isinstance(source, Image.Image):
+        raise TypeError(
+            f"expected a PIL image or a NumPy uint8 array, got {type(source).__name__}"
+        )
+    return _image_as_rgb(source)
+
+
+def _array_as_rgb(a: np.ndarray) -> np.ndarray:
+    if a.dtype != np.uint8:
+        raise TypeError(f"image arrays must be uint8, got dtype {a.dtype}")
+    if a.ndim == 2:
+        return np.repeat(a[:, :, None], 3, axis=2)
+    if a.ndim == 3 and a.shape[2] in (3, 4):
+        return a
+    if a.ndim == 3 and a.shape[2] == 1:
+        return np.repeat(a, 3, axis=2)
+    raise ValueError(
+        f"image arrays must be (h, w) gray, (h, w, 3) RGB or (h, w, 4) RGBA, got shape {a.shape}"
+    )
+
+
+def _image_as_rgb(im) -> np.ndarray:
+    mode = im.mode
+    if mode in ("RGB", "RGBA"):
+        return np.asarray(im)
+    if mode.startswith("I;16"):
+        # 16-bit samples use the full 0..65535 range: keep the top 8 bits.
+        levels = (np.asarray(im).astype(np.uint32) >> 8).astype(np.uint8)
+        return np.repeat(levels[:, :, None], 3, axis=2)
+    if mode == "La":
+        # Premultiplied gray + alpha: Pillow has no converter for it.
+        la = np.asarray(im).astype(np.uint32)
+        a = la[..., 1]
+        lum = np.where(a > 0, (la[..., 0] * 255 + a // 2) // np.maximum(a, 1), 0)
+        lum = np.minimum(lum, 255).astype(np.uint8)
+        return np.stack([lum, lum, lum, a.astype(np.uint8)], axis=-1)
+    has_alpha = mode in _ALPHA_MODES or "transparency" in im.info
+    return np.asarray(im.convert("RGBA" if has_alpha else "RGB"))
+
+
+def _check_src(src) -> np.ndarray:
+    if not isinstance(src, np.ndarray):
+        raise TypeError(f"src must be a NumPy array, got {type(src).__name__}")
+    if src.dtype != np.uint8:
+        raise TypeError(f"src must be uint8 RGB or RGBA, got dtype {src.dtype}")
+    if src.ndim != 3 or src.shape[2] not in (3, 4):
+        raise ValueError(f"src must be (h, w, 3) RGB or (h, w, 4) RGBA, got shape {src.shape}")
+    return src
+
+
+def _check_out(out, fmt: PixelFormat, height: int, width: int) -> np.ndarray:
+    if not isinstance(fmt, PixelFormat):
+        raise TypeError(f"fmt must be a PixelFormat, got {type(fmt).__name__}")
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a NumPy array, got {type(out).__name__}")
+    if out.dtype != fmt.dtype:
+        raise TypeError(f"out must have dtype {fmt.dtype} for {fmt.name}, got {out.dtype}")
+    want = fmt.array_shape(height, width)
+    if out.shape != want:
+        raise ValueError(f"out must have shape {want} for {fmt.name}, got {out.shape}")
+    if not out.flags.writeable:
+        raise ValueError("out is read-only")
+    return out
+
+
+def _palette_of(fmt: PixelFormat, palette) -> Optional[np.ndarray]:
+    if not fmt.indexed:
+        return None
+    if palette is None:
+        return default_palette(fmt.bpp)
+    p = np.asarray(palette)
+    if p.ndim != 2 or p.shape[1] not in (3, 4) or not 1 <= p.shape[0] <= 256:
+        raise ValueError(f"palette must be (n, 3) with 1 <= n <= 256, got shape {p.shape}")
+    if p.dtype != np.uint8:
+        if not np.issubdtype(p.dtype, np.integer) or p.min() < 0 or p.max() > 255:
+            raise ValueError("palette entries must be integers 0..255")
+    return np.ascontiguousarray(p[:, :3], np.uint8)
+
+
+def _check_color(color: Sequence[int]):
+    try:
+        values = tuple(int(c) for c in color)
+    except TypeError:
+        raise TypeError(f"color must be a tuple (r, g, b[, a]) of ints, got {color!r}") from None
+    if len(values) == 3:
+        values += (255,)
+    if len(values) != 4 or any(not 0 <= c <= 255 for c in values):
+        raise ValueError(f"color must be (r, g, b[, a]) with values 0..255, got {color!r}")
+    return values
+
+
+# -- conversion -----------------------------------------------------------------------
+
+
+def to_native(src, fmt: PixelFormat, out, *, palette=None, blend: bool = True) -> None:
+    """Write RGB or RGBA pixels into native-format memory.
+
+    Args:
+        src: (h, w, 3) RGB or (h, w, 4) RGBA uint8, any strides.
+        fmt: The native pixel format of ``out``.
+        out: The destination, shape ``fmt.array_shape(h, w)`` and dtype ``fmt.dtype``;
+            rows may be strided (a view of video memory or a subsurface).
+        palette: For indexed formats, the (n, 3) uint8 colour map to match against;
+            defaults to :func:`fbgfx.default_palette`.
+        blend: With RGBA ``src``: blend source-over onto the pixels already in
+            ``out`` (alpha 0 leaves a pixel untouched). False writes the alpha into
+            formats that have it and ignores it otherwise.
+
+    Raises:
+        TypeError: Wrong array types or dtypes.
+        ValueError: Shapes that do not match.
+    """
+    src = _check_src(src)
+    h, w = src.shape[:2]
+    out = _check_out(out, fmt, h, w)
+    pal = _palette_of(fmt, palette)
+    if h == 0 or w == 0:
+        return
+    if src.shape[2] == 4 and blend:
+        _blend_np(src[..., :3], src[..., 3], fmt, out, pal)
+        return
+    out[...] = fmt.pack(src, pal)
+
+
+def from_native(native, fmt: PixelFormat, *, palette=None, alpha: bool = False) -> np.ndarray:
+    """Read native pixels as RGB (or RGBA) uint8, as :meth:`PixelFormat.unpack` does.
+
+    Args:
+        native: An array of shape ``fmt.array_shape(h, w)`` and dtype ``fmt.dtype``.
+        fmt: Its pixel format.
+        palette: For indexed formats, the (n, 3) colour map; defaults to
+            :func:`fbgfx.default_palette`.
+        alpha: Return (h, w, 4) RGBA; formats without alpha give 255.
+
+    Returns:
+        A new C-contiguous (h, w, 3) or (h, w, 4) uint8 array.
+    """
+    if not isinstance(native, np.ndarray):
+        raise TypeError(f"native must be a NumPy array, got {type(native).__name__}")
+    if native.ndim < 2:
+        raise ValueError(f"native must be an (h, w) image, got shape {native.shape}")
+    h, w = native.shape[:2]
+    if not isinstance(fmt, PixelFormat):
+        raise TypeError(f"fmt must be a PixelFormat, got {type(fmt).__name__}")
+    if native.dtype != fmt.dtype:
+        raise TypeError(f"native must have dtype {fmt.dtype} for {fmt.name}, got {native.dtype}")
+    if native.shape != fmt.array_shape(h, w):
+        raise ValueError(f"native must have shape {fmt.array_shape(h, w)} for {fmt.name}, got {native.shape}")
+    pal = _palette_of(fmt, palette)
+    return np.ascontiguousarray(fmt.unpack(native, pal, alpha=alpha))
+
+
+def blend_mask(out, mask, color, fmt: PixelFormat, *, palette=None) -> None:
+    """Blend one colour into native pixels through an antialiased coverage mask.
+
+    Each pixel becomes ``dst + (color - dst) * coverage * a / 255**2`` (rounded), so
+    coverage 255 with alpha 255 writes exactly ``fmt.pack_color(color)`` and coverage
+    0 leaves the pixel untouched. Used for glyphs and antialiased lines.
+
+    Args:
+        out: Native array, shape ``fmt.array_shape(h, w)``, any row stride.
+        mask: (h, w) uint8 coverage, 0..255.
+        color: (r, g, b) or (r, g, b, a) ints 0..255.
+        fmt: The native pixel format of ``out``.
+        palette: For indexed formats, the colour map (default
+            :func:`fbgfx.default_palette`).
+    """
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.uint8 or mask.ndim != 2:
+        raise TypeError("mask must be an (h, w) uint8 NumPy array")
+    h, w = mask.shape
+    out = _check_out(out, fmt, h, w)
+    r, g, b, a = _check_color(color)
+    pal = _palette_of(fmt, palette)
+    if h == 0 or w == 0 or a == 0:
+        return
+    k = (mask.astype(np.uint32) * a + 127) // 255
+    rgb = np.broadcast_to(np.array([r, g, b], np.uint8), (h, w, 3))
+    _blend_np(rgb, k.astype(np.uint8), fmt, out, pal, exact=fmt.pack_color((r, g, b, 255), pal))
+
+
+def fill(out, value: int) -> None:
+    """Fill a native array with one packed pixel value, as memset would.
+
+    Args:
+        out: A native array (any strides). For 24 bpp, (h, w, 3) bytes and ``value``
+            holds the three bytes little-endian (as :meth:`PixelFormat.pack_color`
+            returns them).
+        value: The packed pixel value.
+    """
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a NumPy array, got {type(out).__name__}")
+    value = int(value)
+    if out.dtype == np.uint8 and out.ndim == 3 and out.shape[2] == 3:
+        if not 0 <= value < 1 << 24:
+            raise ValueError(f"a 24 bpp pixel value must be 0..0xFFFFFF, got {value:#x}")
+        out[...] = np.array([value & 0xFF, value >> 8 & 0xFF, value >> 16], np.uint8)
+        return
+    if out.dtype not in (np.uint8, np.dtype("<u2"), np.dtype("<u4")) or out.ndim != 2:
+        raise TypeError(f"out must be a native pixel array, got dtype {out.dtype} shape {out.shape}")
+    if not 0 <= value < 1 << (8 * out.dtype.itemsize):
+        raise ValueError(f"pixel value {value:#x} does not fit in {out.dtype}")
+    out[...] = value
+
+
+# -- NumPy reference paths --------------------------------------------------------------
+
+
+def _div255(x: np.ndarray) -> np.ndarray:
+    """round(x / 255) for 0 <= x <= 255 * 255, exactly."""
+    x = x + 128
+    return (x + (x >> 8)) >> 8
+
+
+def _blend_np(rgb, alpha, fmt, out, pal, exact=None) -> None:
+    a = alpha.astype(np.uint32)[..., None]
+    dst = fmt.unpack(out, pal, alpha=fmt.has_alpha).astype(np.uint32)
+    mixed = _div255(rgb.astype(np.uint32) * a + dst[..., :3] * (255 - a))
+    if fmt.has_alpha:
+        da = a + _div255(dst[..., 3:] * (255 - a))
+        mixed = np.concatenate([mixed, da], axis=-1)
+    packed = fmt.pack(mixed.astype(np.uint8), pal)
+    if exact is not None and fmt.indexed:
+        packed = np.where(alpha == 255, exact, packed).astype(packed.dtype)
+    keep = alpha != 0
+    if fmt.bpp == 24:
+        keep = keep[..., None]
+    np.copyto(out, packed, where=keep)
