@@ -416,13 +416,7 @@ class Framebuffer:
         if all(getattr(cur, k) == v for k, v in asked.items()):
             return
         describe = _describe_mode(asked)
-        try:
-            tested = self._device.put_var(want.replace(activate=FB_ACTIVATE_TEST))
-        except OSError as e:
-            raise ModeError(e.errno, f"the driver refused {describe} ({os.strerror(e.errno)})", self.path, asked) from None
-        mismatch = _mode_mismatch(asked, tested)
-        if mismatch:
-            raise ModeError(errno.EINVAL, f"the driver refused {describe}: it offers {mismatch}", self.path, asked)
+        self._put_test(want, asked)
         original = self._device.get_var()
         try:
             self._device.put_var(want.replace(activate=FB_ACTIVATE_NOW))
@@ -438,6 +432,40 @@ class Framebuffer:
                 raise ModeError(e.errno, f"the driver refused {describe} ({os.strerror(e.errno)})", self.path, asked) from None
             raise
         self._saved.setdefault("var", original)
+        self._saved.pop("pan", None)
+
+    def test_mode(
+        self,
+        width: Optional[int] = None,
+        height: Optional[int] = None,
+        bpp: Optional[int] = None,
+        virtual_width: Optional[int] = None,
+        virtual_height: Optional[int] = None,
+    ) -> VarScreenInfo:
+        """Ask the driver whether it takes a mode (``FB_ACTIVATE_TEST``), changing nothing.
+
+        Arguments as for :meth:`set_mode`.
+
+        Returns:
+            The ``fb_var_screeninfo`` the driver would set.
+
+        Raises:
+            ModeError: The driver would refuse (or silently change) the mode.
+            ValueError: A size or depth that is not a positive integer.
+        """
+        self._check_open()
+        cur = self._var
+        asked = _mode_request(cur, width, height, bpp, virtual_width, virtual_height)
+        want = cur.replace(xoffset=0, yoffset=0, **asked)
+        if want.bits_per_pixel != cur.bits_per_pixel:
+            want = want.replace(red=Bitfield(), green=Bitfield(), blue=Bitfield(), transp=Bitfield())
+        if all(getattr(cur, k) == v for k, v in asked.items()):
+            return cur
+        return self._put_test(want, asked)
+
+    def keep_mode(self) -> None:
+        """Keep the current mode after :meth:`close` instead of restoring the original one."""
+        self._saved.pop("var", None)
         self._saved.pop("pan", None)
 
     def screen(self, buffering: str = "auto", **options: Any):
@@ -467,6 +495,17 @@ class Framebuffer:
             return self.get_palette()
         except OSError:
             return default_palette(self._format.bpp)
+
+    def _put_test(self, want: VarScreenInfo, asked: Dict[str, int]) -> VarScreenInfo:
+        describe = _describe_mode(asked)
+        try:
+            tested = self._device.put_var(want.replace(activate=FB_ACTIVATE_TEST))
+        except OSError as e:
+            raise ModeError(e.errno, f"the driver refused {describe} ({os.strerror(e.errno)})", self.path, asked) from None
+        mismatch = _mode_mismatch(asked, tested)
+        if mismatch:
+            raise ModeError(errno.EINVAL, f"the driver refused {describe}: it offers {mismatch}", self.path, asked)
+        return tested
 
     def _restore_var(self, original: VarScreenInfo) -> None:
         self._device.put_var(original.replace(activate=FB_ACTIVATE_NOW))
