@@ -1,0 +1,309 @@
+"""Framebuffer on the virtual device: memory layout, pan, palette, modes, restore, errors."""
+
+import errno
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import fbgfx
+from fbgfx import FramebufferError, ModeError, VirtualFramebuffer
+
+ALL_FORMATS = sorted(fbgfx.FORMATS)
+
+
+def vfb_stride(width, bpp):
+    """vfb's get_line_length(): bits rounded up to 32-bit words."""
+    return ((width * bpp + 31) // 32) * 4
+
+
+@pytest.mark.parametrize("width", [64, 37])
+@pytest.mark.parametrize("name", ALL_FORMATS)
+def test_pixels_land_at_kernel_offsets(name, width):
+    """Writing fb.pixels puts each pixel at y*line_length + x*Bpp in video memory (even and odd widths)."""
+    with fbgfx.open(f"virtual:{width}x5:{name}") as fb:
+        fmt = fb.format
+        assert fb.stride == vfb_stride(width, fmt.bpp)
+        assert fb.pixels.shape == ((5, fmt.row_bytes(width)) if fmt.is_packed else fmt.array_shape(5, width))
+        rgb = np.random.default_rng(width).integers(0, 256, (5, width, 3), dtype=np.uint8)
+        native = fmt.pack(rgb, fb.palette)
+        if fmt.is_packed:
+            native = fmt.pack_bits(native)
+        fb.pixels[...] = native
+        rows = np.ascontiguousarray(native).view(np.uint8).reshape(5, -1)
+        for y in range(5):
+            start = y * fb.stride
+            assert fb.memory[start : start + rows.shape[1]].tobytes() == rows[y].tobytes()
+            assert not fb.memory[start + rows.shape[1] : (y + 1) * fb.stride].any()  # padding untouched
+        assert np.array_equal(np.asarray(fb.snapshot()), fb.format.unpack(fmt.pack(rgb, fb.palette), fb.palette))
+
+
+def test_configurable_stride_is_honoured():
+    """A driver's padded line_length (not width*Bpp) separates rows."""
+    with fbgfx.open("virtual:100x4:RGB565:stride=256") as fb:
+        assert fb.stride == 256
+        fb.pixels[2, 3] = 0xABCD
+        assert fb.memory[2 * 256 + 6 : 2 * 256 + 8].tobytes() == b"\xcd\xab"
+
+
+def test_view_and_pan_follow_the_offset():
+    """After pan(0, y) fb.pixels starts at y*line_length; close() pans back."""
+    fb = fbgfx.open("virtual:32x16:XRGB8888:vh=48")
+    fb.view(0, 16, 32, 16)[0, 0] = 0x112233
+    fb.pan(0, 16)
+    assert fb.var.yoffset == 16
+    assert fb.pixels[0, 0] == 0x112233
+    assert fb.pixels.__array_interface__["data"][0] - fb.memory.__array_interface__["data"][0] == 16 * fb.stride
+    device = fb.device
+    fb.close()
+    assert device.get_var().yoffset == 0
+
+
+@pytest.mark.parametrize(
+    "x, y, error",
+    [(0, 33, ValueError), (-1, 0, ValueError), (1, 0, ValueError)],
+)
+def test_pan_outside_virtual_screen_is_refused(x, y, error):
+    """Pan offsets that put the page outside the virtual screen raise without panning."""
+    with fbgfx.open("virtual:32x16:XRGB8888:vh=48") as fb:
+        with pytest.raises(error):
+            fb.pan(x, y)
+        assert (fb.var.xoffset, fb.var.yoffset) == (0, 0)
+
+
+def test_pan_on_driver_that_cannot():
+    """A driver with pan step 0 reports can_pan False and pan() raises EINVAL."""
+    with fbgfx.open("virtual:32x16:XRGB8888:vh=48:pan=0") as fb:
+        assert not fb.can_pan
+        with pytest.raises(FramebufferError) as e:
+            fb.pan(0, 16)
+        assert e.value.errno == errno.EINVAL
+
+
+def test_palette_round_trip_and_restore():
+    """set_palette is read back by get_palette, used by snapshot, and restored on close."""
+    fb = fbgfx.open("virtual:8x2:C8")
+    original = fb.get_palette()
+    colors = np.array([[10, 20, 30], [200, 100, 50]], np.uint8)
+    fb.set_palette(colors, start=5)
+    assert fb.get_palette(5, 2).tolist() == colors.tolist()
+    fb.pixels[0, 0] = 6
+    assert fb.snapshot().getpixel((0, 0)) == (200, 100, 50)
+    device = fb.device
+    fb.close()
+    assert (device.get_cmap(0, 256)[:, :3] >> 8).tolist() == original.tolist()
+
+
+@pytest.mark.parametrize(
+    "colors, start, words",
+    [(np.zeros((4,), np.uint8), 0, "shape"), (np.zeros((2, 3), int) + 300, 0, "0..255"), (np.zeros((2, 3)), 255, "outside")],
+)
+def test_bad_palettes_raise(colors, start, words):
+    """Wrong shapes, values and ranges are ValueErrors and change nothing."""
+    with fbgfx.open("virtual:8x2:C8") as fb:
+        before = fb.get_palette()
+        with pytest.raises(ValueError, match=words):
+            fb.set_palette(colors, start)
+        assert fb.get_palette().tolist() == before.tolist()
+
+
+def test_set_mode_changes_geometry_and_close_restores():
+    """set_mode applies depth and size, remaps pixels, and close() puts the original mode back."""
+    fb = fbgfx.open("virtual:640x480:C8:memory=4000000")
+    fb.set_mode(width=800, height=600, bpp=16, virtual_height=1200)
+    assert (fb.width, fb.height, fb.var.yres_virtual, fb.format.name) == (800, 600, 1200, "RGB565")
+    assert fb.stride == 1600 and fb.pixels.shape == (600, 800) and fb.pixels.dtype == np.uint16
+    fb.pan(0, 600)
+    device = fb.device
+    fb.close()
+    var = device.get_var()
+    assert (var.xres, var.yres, var.bits_per_pixel, var.yres_virtual, var.yoffset) == (640, 480, 8, 480, 0)
+    assert device.get_fix().line_length == 640
+
+
+@pytest.mark.parametrize("name", ["XRGB8888", "RGB888", "RGB565", "C8", "R4"])
+def test_set_mode_each_depth(name):
+    """Every depth a driver offers can be set, at an odd width."""
+    fmt = fbgfx.FORMATS[name]
+    with fbgfx.open("virtual:64x64:XRGB8888:memory=100000") as fb:
+        fb.set_mode(width=33, height=20, bpp=fmt.bpp)
+        assert fb.format.bpp == fmt.bpp and fb.width == 33
+        assert fb.stride == vfb_stride(33, fmt.bpp)
+
+
+def test_refused_mode_changes_nothing():
+    """A driver that refuses (DRM emulation) raises ModeError with errno; mode and picture stay."""
+    with fbgfx.open("virtual:64x48:XRGB8888:modes=refuse") as fb:
+        fb.pixels[...] = 0x00FF00
+        before = (fb.var, fb.fix, fb.memory.tobytes())
+        with pytest.raises(ModeError) as e:
+            fb.set_mode(width=32, height=24)
+        assert e.value.errno == errno.EINVAL
+        assert e.value.requested["xres"] == 32
+        assert "32x24" in str(e.value)
+        assert (fb.var, fb.fix, fb.memory.tobytes()) == before
+
+
+def test_mode_too_big_for_memory_is_enomem():
+    """A mode that needs more video memory than the device has fails with ENOMEM."""
+    with fbgfx.open("virtual:64x48:RGB565") as fb:
+        with pytest.raises(ModeError) as e:
+            fb.set_mode(width=640, height=480, bpp=32)
+        assert e.value.errno == errno.ENOMEM
+        assert fb.format.name == "RGB565" and fb.width == 64
+
+
+def test_silently_ignored_mode_counts_as_refused():
+    """A mode accepted into var but not shown (bochs DRM) raises ModeError and the original var is back."""
+    with fbgfx.open("virtual:128x80:XRGB8888:modes=ignore") as fb:
+        before = fb.var
+        with pytest.raises(ModeError, match="100x60"):
+            fb.set_mode(width=100, height=60)
+        assert fb.var == before
+        assert fb.device.get_var() == before
+
+
+def test_same_mode_is_a_no_op():
+    """Asking for the current mode touches nothing and leaves nothing to restore."""
+    with fbgfx.open("virtual:64x48:RGB565:modes=refuse") as fb:
+        fb.set_mode(width=64, height=48, bpp=16)
+        assert fb.var.xres == 64
+
+
+@pytest.mark.parametrize("kwargs", [{"width": 0}, {"bpp": -16}, {"height": 1.5}, {"width": True},
+                                    {"width": 64, "virtual_width": 32}])
+def test_bad_mode_arguments_raise_value_error(kwargs):
+    """Non-positive, non-integer or inconsistent sizes are ValueErrors before any ioctl."""
+    with fbgfx.open("virtual:64x48:RGB565") as fb:
+        with pytest.raises(ValueError):
+            fb.set_mode(**kwargs)
+
+
+def test_refresh_picks_up_changes_made_elsewhere():
+    """refresh() re-reads var/fix when another program changed the mode."""
+    with fbgfx.open("virtual:64x48:XRGB8888") as fb:
+        assert not fb.refresh()
+        fb.device.put_var(fb.var.replace(bits_per_pixel=16))
+        assert fb.refresh()
+        assert fb.format.name == "RGB565" and fb.pixels.dtype == np.uint16
+
+
+def test_blank_and_vsync_capabilities():
+    """Drivers without blank or vsync answer False; with them, True, and close() unblanks."""
+    with fbgfx.open("virtual:16x16") as fb:
+        assert fb.blank() is False
+        assert fb.wait_for_vsync() is False
+    fb = fbgfx.open("virtual:16x16:blank=1:vsync=1")
+    assert fb.blank("powerdown") is True
+    assert fb.device.blanked == 4
+    assert fb.wait_for_vsync() is True
+    device = fb.device
+    fb.close()
+    assert device.blanked == 0
+    with pytest.raises(ValueError):
+        fbgfx.open("virtual:16x16:blank=1").blank("sideways")
+
+
+def test_close_twice_and_use_after_close():
+    """close() is safe twice; using a closed framebuffer raises EBADF."""
+    fb = fbgfx.open("virtual:16x16")
+    fb.close()
+    fb.close()
+    assert fb.closed
+    with pytest.raises(FramebufferError) as e:
+        fb.pixels
+    assert e.value.errno == errno.EBADF
+
+
+def test_file_backed_virtual_framebuffer_is_shared(tmp_path):
+    """A file-backed virtual fb shows the same pixels to a second opener (another process's view)."""
+    path = tmp_path / "fb.raw"
+    with fbgfx.open(f"virtual:16x8:RGB565:file={path}") as fb:
+        fb.pixels[3, 4] = 0x1234
+        raw = np.fromfile(path, np.uint16)
+        assert raw[3 * 16 + 4] == 0x1234
+
+
+def test_var_and_fix_use_kernel_names():
+    """var and fix are frozen dataclasses with the kernel's field names."""
+    with fbgfx.open("virtual:800x480:RGB565") as fb:
+        assert (fb.var.xres, fb.var.yres, fb.var.bits_per_pixel) == (800, 480, 16)
+        assert (fb.var.red.offset, fb.var.red.length) == (11, 5)
+        assert fb.fix.line_length == 1600 and fb.fix.smem_len >= 1600 * 480
+        with pytest.raises(AttributeError):
+            fb.var.xres = 1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("virtual:800", "WIDTHxHEIGHT"), ("virtual:80x60:RGB999", "unknown pixel format"),
+    ("virtual:80x60:colour=1", "unknown virtual framebuffer option"), ("virtual:80x60:pan=maybe", None),
+])
+def test_bad_virtual_specs(spec, words):
+    """Malformed virtual specs are clear ValueErrors."""
+    if words is None:
+        assert fbgfx.open(spec).can_pan is False
+        return
+    with pytest.raises(ValueError, match=words):
+        fbgfx.open(spec)
+
+
+def test_open_resolves_paths(monkeypatch):
+    """open() takes N, 'N', path-likes and $FRAMEBUFFER, defaulting to /dev/fb0."""
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def fake(path):
+        seen.append(path)
+        raise Stop
+
+    monkeypatch.setattr("fbgfx._kernel.KernelDevice", fake)
+    monkeypatch.delenv("FRAMEBUFFER", raising=False)
+    for arg in (None, 3, "4", pathlib.Path("/dev/fb5")):
+        with pytest.raises(Stop):
+            fbgfx.open(arg)
+    monkeypatch.setenv("FRAMEBUFFER", "/dev/fb6")
+    with pytest.raises(Stop):
+        fbgfx.open()
+    assert seen == ["/dev/fb0", "/dev/fb3", "/dev/fb4", "/dev/fb5", "/dev/fb6"]
+    monkeypatch.setenv("FRAMEBUFFER", "virtual:10x10:RGB565")
+    assert fbgfx.open().format.name == "RGB565"
+
+
+def test_missing_device_lists_what_exists():
+    """A missing device is ENOENT naming the path and the framebuffers that exist."""
+    with pytest.raises(FramebufferError) as e:
+        fbgfx.open("/dev/fb31")
+    assert e.value.errno == errno.ENOENT
+    assert "/dev/fb31" in str(e.value) and "available" in str(e.value)
+
+
+def test_permission_denied_says_join_video(monkeypatch):
+    """EACCES tells the user to join the video group."""
+    def denied(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(os, "open", denied)
+    with pytest.raises(FramebufferError) as e:
+        fbgfx.open("/dev/fb0")
+    assert e.value.errno == errno.EACCES and "video" in str(e.value)
+
+
+@pytest.mark.parametrize("path", ["/dev/null", __file__])
+def test_not_a_framebuffer(path):
+    """A regular file or another character device is refused with ENOTTY, not a crash."""
+    with pytest.raises(FramebufferError) as e:
+        fbgfx.open(path)
+    assert e.value.errno == errno.ENOTTY and "not a framebuffer" in str(e.value)
+
+
+def test_import_compiles_nothing():
+    """import fbgfx loads neither the C compiler glue nor the native module."""
+    import subprocess
+    import sys
+
+    code = "import sys, fbgfx; print(sorted(m for m in sys.modules if m.startswith(('cffi.', 'fbgfx._native', 'setuptools'))))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
