@@ -1,0 +1,1027 @@
+"""``fbgfx``: everyday framebuffer tools (info, show, play, grab, mode, demo).
+
+Run ``python -m fbgfx --help`` or ``fbgfx COMMAND --help``. Every command takes
+``-d/--device`` (``/dev/fbN``, ``N`` or ``virtual:WxH[:FORMAT]``; default
+``$FRAMEBUFFER``, else ``/dev/fb0``). Bad input gives one ``fbgfx: error: ...`` line on
+stderr and exit status 2; Ctrl-C restores the screen and exits with 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import io
+import json
+import os
+import re
+import sys
+import time
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+__all__ = ["main"]
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+#: Raw pixel formats ``play -`` reads, by ffmpeg's ``-pix_fmt`` name:
+#: (bytes per pixel, the fbgfx format of the same memory layout or None for plain RGB).
+RAW_PIX_FMTS = {"rgb24": (3, None), "bgra": (4, "XRGB8888"), "rgb565le": (2, "RGB565")}
+
+# Most a caller would give as a screen or frame size; guards huge allocations from typos.
+_MAX_SIDE = 16384
+# How much decoded animation `play --loop` keeps in memory instead of decoding again.
+_CACHE_BYTES = 512 << 20
+_F_SETPIPE_SZ = 1031
+
+
+class CliError(Exception):
+    """Bad input: reported as one line on stderr, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line, like every other error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise CliError(f"{message} (see: {self.prog} --help)")
+
+
+# -- entry point -------------------------------------------------------------------------
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the ``fbgfx`` command line.
+
+    Args:
+        argv: The arguments after the program name; default ``sys.argv[1:]``.
+
+    Returns:
+        The exit status: 0 on success, 2 on bad input, 130 after Ctrl-C.
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except CliError as e:
+        return _fail(e)
+    except SystemExit as e:  # --help
+        return e.code if isinstance(e.code, int) else 0
+    if not getattr(args, "run", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return args.run(args) or 0
+    except KeyboardInterrupt:
+        _status_end()
+        return EXIT_INTERRUPTED
+    except (CliError, OSError, ValueError, TypeError, EOFError, MemoryError) as e:
+        _status_end()
+        return _fail(e)
+    except Exception as e:
+        # Pillow raises its own (DecompressionBombError, SyntaxError from some
+        # decoders) for files it cannot read; still one line, not a traceback.
+        if type(e).__module__.startswith("PIL") or isinstance(e, SyntaxError):
+            _status_end()
+            return _fail(e)
+        raise
+
+
+def _fail(error: BaseException) -> int:
+    print(f"fbgfx: error: {_describe_error(error)}", file=sys.stderr, flush=True)
+    return EXIT_USAGE
+
+
+def _describe_error(e: BaseException) -> str:
+    from .errors import FramebufferError
+
+    if isinstance(e, FramebufferError):
+        text = str(e)
+    elif isinstance(e, OSError) and e.strerror:
+        text = f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+    elif isinstance(e, MemoryError):
+        text = "out of memory"
+    else:
+        text = str(e) or type(e).__name__
+    return " ".join(text.split())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``fbgfx`` command (for docs and shell completion)."""
+    device = _Parser(add_help=False)
+    device.add_argument(
+        "-d", "--device", metavar="DEVICE",
+        help="framebuffer: /dev/fbN, N, or virtual:WxH[:FORMAT[:key=value...]] "
+             "(default: $FRAMEBUFFER, else /dev/fb0)",
+    )
+    out = _Parser(add_help=False)
+    out.add_argument("--out", metavar="FILE.png", help="save what the screen shows at exit as an image")
+
+    parser = _Parser(
+        prog="fbgfx",
+        description="Graphics for the Linux framebuffer: inspect it, show images and video, grab it, switch modes.",
+        epilog="Run 'fbgfx COMMAND --help' for a command's options. "
+               "Try it without a screen: fbgfx demo (writes demo.png).",
+    )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"fbgfx {__version__}")
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    p = sub.add_parser("info", parents=[device], help="show what the framebuffer is (like fbset -i)",
+                       description="Show the framebuffer's mode, pixel format and memory layout, like `fbset -i`.")
+    p.add_argument("--json", action="store_true", help="print var, fix and format as JSON")
+    p.set_defaults(run=cmd_info)
+
+    p = sub.add_parser("show", parents=[device, out], help="show images, or a slideshow of them",
+                       description="Show one image, or several as a slideshow. Without --duration the last "
+                                   "picture stays until Ctrl-C; then the console comes back.")
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="any image file Pillow reads")
+    _add_fit(p, ("fit", "fill", "stretch", "center"))
+    p.add_argument("--delay", type=_seconds, default=5.0, metavar="S", help="seconds per image (default 5)")
+    p.add_argument("--loop", action="store_true", help="start again after the last image")
+    p.add_argument("--duration", type=_seconds, metavar="S", help="exit after this many seconds")
+    p.add_argument("--background", default="black", metavar="COLOR",
+                   help="colour around and behind the picture (default black)")
+    p.set_defaults(run=cmd_show)
+
+    p = sub.add_parser("play", parents=[device, out], help="play an animation, or raw video frames from stdin",
+                       description="Play an animated GIF/APNG/WebP at its own frame rate, or raw frames from "
+                                   "stdin ('-'), e.g. ffmpeg -i movie.mp4 -f rawvideo -pix_fmt rgb24 - | "
+                                   "fbgfx play - --size 800x480 --pix-fmt rgb24 --fps 25. Late frames are "
+                                   "dropped to keep time.")
+    p.add_argument("file", metavar="FILE|-", help="an animation file, or - for raw frames on stdin")
+    p.add_argument("--fps", type=_fps, metavar="N",
+                   help="frames per second (default: the file's own timing; 30 for stdin; 0: as fast as possible)")
+    p.add_argument("--loop", action="store_true", help="play the file again and again (not stdin)")
+    _add_fit(p, ("fit", "fill", "stretch", "center"))
+    p.add_argument("--size", metavar="WxH", help="frame size of raw frames on stdin")
+    p.add_argument("--pix-fmt", default="rgb24", metavar="FMT",
+                   help=f"pixel format of raw frames: {', '.join(RAW_PIX_FMTS)} (default rgb24)")
+    p.add_argument("--duration", type=_seconds, metavar="S", help="stop after this many seconds")
+    p.add_argument("--stats", action="store_true",
+                   help="print the summary line (frames, fps, drops) even when stderr is not a terminal")
+    p.set_defaults(run=cmd_play)
+
+    p = sub.add_parser("grab", parents=[device], help="save a screenshot of the visible page",
+                       description="Save what the screen shows (the visible page, any pixel format) as an "
+                                   "image file; the format follows the extension (.png, .bmp, .jpg ...).")
+    p.add_argument("output", metavar="OUT.png", help="where to write the picture")
+    p.add_argument("--region", metavar="X,Y,W,H", help="only this rectangle of the visible page")
+    p.set_defaults(run=cmd_grab)
+
+    p = sub.add_parser("mode", parents=[device, out], help="list, test or set the video mode (like fbset)",
+                       description="Without arguments: print the current mode. With a MODE such as "
+                                   "800x600-16 or 800x600-32@1200 (1200 virtual lines): set it and show a "
+                                   "test pattern until Ctrl-C or --duration, then put the old mode back; "
+                                   "--keep leaves it set; --test only asks the driver.")
+    p.add_argument("mode", nargs="?", metavar="WxH[-BPP][@VIRTUAL_HEIGHT]", help="the mode to test or set")
+    p.add_argument("--list", action="store_true", help="list the modes the system knows for this device")
+    p.add_argument("--test", action="store_true", help="ask the driver whether it takes MODE; change nothing")
+    p.add_argument("--keep", action="store_true", help="leave MODE set after exit")
+    p.add_argument("--duration", type=_seconds, metavar="S", help="preview for this many seconds, then restore")
+    p.set_defaults(run=cmd_mode)
+
+    p = sub.add_parser("demo", parents=[device, out], help="an animated tour; writes demo.png without a screen",
+                       description="An animated tour: primitives, text, an image, alpha blending, double "
+                                   "buffering and an fps counter. With no framebuffer present it runs on a "
+                                   "virtual 800x480 one and writes the last frame to a PNG.")
+    p.add_argument("--seconds", type=_seconds, metavar="N",
+                   help="how long to run (default 10 on a screen, 2 on a virtual framebuffer)")
+    p.set_defaults(run=cmd_demo)
+    return parser
+
+
+def _add_fit(p: argparse.ArgumentParser, choices: Sequence[str]) -> None:
+    group = p.add_mutually_exclusive_group()
+    helps = {
+        "fit": "scale to fit inside the screen, keeping the aspect ratio (default)",
+        "fill": "scale to cover the whole screen, cropping the overflow",
+        "stretch": "scale to the screen size, ignoring the aspect ratio",
+        "center": "no scaling, centred (cropped when larger)",
+    }
+    for name in choices:
+        group.add_argument(f"--{name}", dest="fit", action="store_const", const=name, help=helps[name])
+    p.set_defaults(fit="fit")
+
+
+# -- argument types ------------------------------------------------------------------------
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"seconds must be a finite number >= 0, got {text!r}")
+    return value
+
+
+def _fps(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected frames per second, got {text!r}") from None
+    if not 0 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"--fps must be 0..1000, got {text!r}")
+    return value
+
+
+def parse_size(text: str, what: str = "--size") -> Tuple[int, int]:
+    """Parse ``WIDTHxHEIGHT``.
+
+    Raises:
+        CliError: Not two positive integers joined by ``x``.
+    """
+    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text or "")
+    if not m:
+        raise CliError(f"{what} must be WIDTHxHEIGHT, e.g. 800x480, not {text!r}")
+    w, h = int(m.group(1)), int(m.group(2))
+    if not (0 < w <= _MAX_SIDE and 0 < h <= _MAX_SIDE):
+        raise CliError(f"{what} {w}x{h} is out of range (1..{_MAX_SIDE} per side)")
+    return w, h
+
+
+def parse_mode(text: str) -> dict:
+    """Parse ``WxH[-BPP][@VIRTUAL_HEIGHT]`` into :meth:`Framebuffer.set_mode` arguments.
+
+    Raises:
+        CliError: The text is not a mode.
+    """
+    m = re.fullmatch(r"(\d+)x(\d+)(?:-(\d+))?(?:@(\d+))?", text.strip().lower())
+    if not m:
+        raise CliError(f"bad mode {text!r}: expected WxH[-BPP][@VIRTUAL_HEIGHT], e.g. 800x600-16 or 800x600-32@1200")
+    width, height, bpp, vh = (int(g) if g else None for g in m.groups())
+    if not width or not height or bpp == 0 or vh == 0:
+        raise CliError(f"bad mode {text!r}: sizes and depth must be positive")
+    if vh is not None and vh < height:
+        raise CliError(f"bad mode {text!r}: {vh} virtual lines is fewer than the {height} visible ones")
+    return {"width": width, "height": height, "bpp": bpp, "virtual_height": vh}
+
+
+def parse_region(text: str, width: int, height: int) -> Tuple[int, int, int, int]:
+    """Parse ``X,Y,W,H`` and check it lies inside a ``width`` x ``height`` page."""
+    try:
+        x, y, w, h = (int(v) for v in text.split(","))
+    except ValueError:
+        raise CliError(f"--region must be X,Y,W,H (four integers), not {text!r}") from None
+    if x < 0 or y < 0 or w <= 0 or h <= 0 or x + w > width or y + h > height:
+        raise CliError(f"--region {text} is not inside the {width}x{height} screen")
+    return x, y, w, h
+
+
+def _color(text: str) -> Tuple[int, int, int]:
+    from PIL import ImageColor
+
+    try:
+        return ImageColor.getrgb(text)[:3]
+    except ValueError:
+        raise CliError(f"unknown colour {text!r}: use a name (black, navy), #rrggbb or rgb(r,g,b)") from None
+
+
+# -- shared helpers ------------------------------------------------------------------------
+
+
+def _open(args: argparse.Namespace):
+    import fbgfx
+
+    return fbgfx.open(args.device)
+
+
+def _save(fb, path: Optional[str]) -> None:
+    if path:
+        fb.snapshot().save(path)
+
+
+def _open_screen(fb):
+    return fb.screen(buffering="auto", console=True)
+
+
+def _wait_until(deadline: Optional[float]) -> None:
+    """Sleep until ``deadline`` (time.monotonic); forever (until Ctrl-C) when None."""
+    while True:
+        now = time.monotonic()
+        if deadline is not None and now >= deadline:
+            return
+        time.sleep(3600 if deadline is None else min(deadline - now, 3600))
+
+
+def load_image(path: str, max_side: Optional[int] = None):
+    """Read an image fully, EXIF orientation applied, as a PIL RGB or RGBA image.
+
+    Args:
+        path: Any file Pillow reads.
+        max_side: Let JPEG decode at a reduced scale no smaller than this (fast
+            previews of camera photos on a small screen).
+
+    Raises:
+        CliError: The file is missing, unreadable or not an image.
+    """
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    try:
+        im = Image.open(path)
+        if max_side and im.format == "JPEG":
+            im.draft("RGB", (max_side, max_side))
+        im.load()
+        im = ImageOps.exif_transpose(im)
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise CliError(f"{path}: is a directory, not an image") from None
+    except UnidentifiedImageError:
+        raise CliError(f"{path}: not an image Pillow can read") from None
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as e:
+        raise CliError(f"{path}: cannot read the image ({_describe_error(e)})") from None
+    has_alpha = im.mode in ("RGBA", "LA", "PA", "RGBa", "La") or "transparency" in im.info
+    return im.convert("RGBA" if has_alpha else "RGB")
+
+
+def _flatten(im, background: Tuple[int, int, int]):
+    """An RGB image: RGBA ones composed over the background colour."""
+    from PIL import Image
+
+    if im.mode == "RGB":
+        return im
+    base = Image.new("RGB", im.size, background)
+    base.paste(im, mask=im.getchannel("A"))
+    return base
+
+
+class _Status:
+    """frames/fps/drops on one self-rewriting stderr line, when stderr is a terminal."""
+
+    active: Optional["_Status"] = None
+
+    def __init__(self, always_summary: bool) -> None:
+        self.live = sys.stderr.isatty()
+        self.summary = always_summary or self.live
+        self.start = time.monotonic()
+        self.shown = self.dropped = 0
+        self._last = 0.0
+        _Status.active = self if self.live else None
+
+    def frame(self, dropped: bool) -> None:
+        if dropped:
+            self.dropped += 1
+        else:
+            self.shown += 1
+        if self.live:
+            now = time.monotonic()
+            if now - self._last >= 0.5:
+                self._last = now
+                sys.stderr.write(f"\rplay: {self.text(now)}  ")
+                sys.stderr.flush()
+
+    def text(self, now: float) -> str:
+        elapsed = max(now - self.start, 1e-9)
+        return f"{self.shown} frames, {self.shown / elapsed:.1f} fps, {self.dropped} dropped, {elapsed:.1f} s"
+
+    def finish(self) -> None:
+        _Status.active = None
+        if self.summary:
+            end = "\r" if self.live else ""
+            sys.stderr.write(f"{end}fbgfx: played {self.text(time.monotonic())}\n")
+            sys.stderr.flush()
+
+
+def _status_end() -> None:
+    """End a live status line so an error or the shell prompt starts on its own line."""
+    if _Status.active is not None:
+        _Status.active = None
+        sys.stderr.write("\n")
+
+
+# -- info ------------------------------------------------------------------------------------
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    """``fbgfx info``: what the framebuffer is."""
+    with _open(args) as fb:
+        if args.json:
+            print(json.dumps(info_dict(fb), indent=2))
+        else:
+            print(info_text(fb))
+    return 0
+
+
+def info_dict(fb) -> dict:
+    """var, fix and format of an open framebuffer as plain JSON-ready data."""
+    fmt = fb.format
+    return {
+        "device": fb.path,
+        "format": {
+            "name": fmt.name,
+            "bpp": fmt.bpp,
+            "indexed": fmt.indexed,
+            "gray": fmt.gray,
+            **{ch: {"offset": bf.offset, "length": bf.length, "msb_right": bf.msb_right}
+               for ch, bf in (("red", fmt.red), ("green", fmt.green), ("blue", fmt.blue), ("transp", fmt.transp))},
+        },
+        "var": fb.var.asdict(),
+        "fix": fb.fix.asdict(),
+    }
+
+
+def info_text(fb) -> str:
+    """The ``fbset -i`` style description of an open framebuffer."""
+    from .screeninfo import VISUAL_NAMES
+
+    var, fix, fmt = fb.var, fb.fix, fb.format
+    htotal = var.xres + var.left_margin + var.right_margin + var.hsync_len
+    vtotal = var.yres + var.upper_margin + var.lower_margin + var.vsync_len
+    name = f"{var.xres}x{var.yres}"
+    lines = []
+    timing = ""
+    if var.pixclock and htotal and vtotal:
+        dclk = 1e12 / var.pixclock  # pixclock is in picoseconds
+        hfreq, vfreq = dclk / htotal, dclk / htotal / vtotal
+        name += f"-{vfreq:.0f}"
+        timing = f"    # D: {dclk / 1e6:.3f} MHz, H: {hfreq / 1e3:.3f} kHz, V: {vfreq:.3f} Hz"
+    lines.append(f'mode "{name}"')
+    if timing:
+        lines.append(timing)
+    lines += [
+        f"    geometry {var.xres} {var.yres} {var.xres_virtual} {var.yres_virtual} {var.bits_per_pixel}",
+        f"    timings {var.pixclock} {var.left_margin} {var.right_margin} {var.upper_margin} "
+        f"{var.lower_margin} {var.hsync_len} {var.vsync_len}",
+    ]
+    if var.grayscale == 1:
+        lines.append("    grayscale true")
+    lines.append(f"    rgba {var.red},{var.green},{var.blue},{var.transp}")
+    lines.append("endmode")
+    lines.append("")
+    lines.append("Frame buffer device information:")
+    visual = VISUAL_NAMES.get(fix.visual, str(fix.visual))
+    rows = [
+        ("Name", fix.id),
+        ("Device", fb.path),
+        ("Format", f"{fmt.name} ({fmt.bpp} bpp)"),
+        ("Geometry", f"{var.xres}x{var.yres}, virtual {var.xres_virtual}x{var.yres_virtual}, "
+                     f"offset {var.xoffset},{var.yoffset}"),
+        ("Bitfields", "  ".join(f"{ch} {getattr(var, ch).length}/{getattr(var, ch).offset}"
+                                for ch in ("red", "green", "blue", "transp"))),
+        ("Address", f"{fix.smem_start:#x}"),
+        ("Size", str(fix.smem_len)),
+        ("Type", "PACKED PIXELS" if fix.type == 0 else str(fix.type)),
+        ("Visual", visual),
+        ("XPanStep", str(fix.xpanstep)),
+        ("YPanStep", str(fix.ypanstep)),
+        ("YWrapStep", str(fix.ywrapstep)),
+        ("LineLength", str(fix.line_length)),
+        ("Pages", f"{fb.pages} (page flipping {'possible' if fb.can_pan and fb.pages >= 2 else 'not possible'})"),
+        ("Accelerator", "No" if not fix.accel else str(fix.accel)),
+    ]
+    lines += [f"    {key:<12}: {value}" for key, value in rows]
+    return "\n".join(lines)
+
+
+# -- grab ------------------------------------------------------------------------------------
+
+
+def cmd_grab(args: argparse.Namespace) -> int:
+    """``fbgfx grab``: save the visible page as an image."""
+    from PIL import Image
+
+    ext = os.path.splitext(args.output)[1].lower()
+    Image.init()
+    if ext not in Image.EXTENSION:
+        raise CliError(f"{args.output}: unknown image type {ext or '(no extension)'!r}; use .png, .bmp, .jpg ...")
+    with _open(args) as fb:
+        region = parse_region(args.region, fb.width, fb.height) if args.region else None
+        image = fb.snapshot()
+    if region:
+        x, y, w, h = region
+        image = image.crop((x, y, x + w, y + h))
+    image.save(args.output)
+    return 0
+
+
+# -- mode ------------------------------------------------------------------------------------
+
+
+def _describe_var(var) -> str:
+    text = f"{var.xres}x{var.yres}-{var.bits_per_pixel}"
+    if (var.xres_virtual, var.yres_virtual) != (var.xres, var.yres):
+        text += f" (virtual {var.xres_virtual}x{var.yres_virtual})"
+    return text
+
+
+def cmd_mode(args: argparse.Namespace) -> int:
+    """``fbgfx mode``: print, list, test or set the video mode."""
+    wanted = parse_mode(args.mode) if args.mode else None
+    if (args.test or args.keep) and not wanted:
+        raise CliError("--test and --keep need a MODE, e.g. fbgfx mode 800x600-16 --test")
+    if args.test and args.keep:
+        raise CliError("--test changes nothing, so it cannot be combined with --keep")
+    with _open(args) as fb:
+        if args.list:
+            _list_modes(fb)
+        if not wanted:
+            if not args.list:
+                print(f"{_describe_var(fb.var)} {fb.format.name}")
+            return 0
+        if args.test:
+            got = fb.test_mode(**wanted)
+            print(f"{args.mode}: the driver takes it ({_describe_var(got)})")
+            return 0
+        fb.set_mode(**wanted)
+        if args.keep:
+            fb.keep_mode()
+            print(f"mode set: {_describe_var(fb.var)} {fb.format.name}")
+            _save(fb, args.out)
+            return 0
+        _preview_mode(fb, args)
+    return 0
+
+
+def _list_modes(fb) -> None:
+    current = (fb.var.xres, fb.var.yres, fb.var.bits_per_pixel)
+    modes = list(fb.modes()) if hasattr(fb, "modes") else []
+    print(f"* {_describe_var(fb.var)} {fb.format.name} (current)")
+    if not modes:
+        print("  (the system lists no other modes for this device; any mode the driver takes can still be tried)")
+    for mode in modes:
+        text = str(mode)
+        key = tuple(getattr(mode, k, None) for k in ("width", "height", "bpp"))
+        print(f"{'*' if key == current else ' '} {text}")
+
+
+def _preview_mode(fb, args: argparse.Namespace) -> None:
+    """Show a test pattern in the new mode until Ctrl-C or --duration (mode restored by close)."""
+    deadline = None if args.duration is None else time.monotonic() + args.duration
+    screen = _open_screen(fb)
+    try:
+        screen.present(test_pattern(fb.width, fb.height, f"{_describe_var(fb.var)} {fb.format.name}"), fit="stretch")
+        if deadline is None and sys.stderr.isatty():
+            print(f"fbgfx: previewing {args.mode}; Ctrl-C restores the previous mode", file=sys.stderr)
+        try:
+            _wait_until(deadline)
+        finally:
+            _save(fb, args.out)
+    finally:
+        screen.close()
+
+
+def test_pattern(width: int, height: int, label: str = ""):
+    """A PIL RGB test card: colour bars, a gray ramp, a border and a label."""
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGB", (width, height), "black")
+    bars = [(255, 255, 255), (255, 255, 0), (0, 255, 255), (0, 255, 0), (255, 0, 255), (255, 0, 0), (0, 0, 255)]
+    top = height * 2 // 3
+    draw = ImageDraw.Draw(img)
+    for i, color in enumerate(bars):
+        draw.rectangle((i * width // 7, 0, (i + 1) * width // 7 - 1, top - 1), fill=color)
+    ramp = np.repeat(np.linspace(0, 255, width).astype(np.uint8)[None, :], height - top, axis=0)
+    img.paste(Image.fromarray(np.dstack([ramp] * 3)), (0, top))
+    draw.rectangle((0, 0, width - 1, height - 1), outline=(255, 0, 0))
+    if label:
+        from PIL import ImageFont
+
+        try:
+            font = ImageFont.load_default(size=max(12, height // 16))
+        except TypeError:  # Pillow < 10.1 has only the small bitmap font
+            font = ImageFont.load_default()
+        box = draw.textbbox((width // 2, top // 2), label, font=font, anchor="mm")
+        draw.rectangle((box[0] - 8, box[1] - 6, box[2] + 8, box[3] + 6), fill="black")
+        draw.text((width // 2, top // 2), label, fill="white", font=font, anchor="mm")
+    return img
+
+
+# -- show ------------------------------------------------------------------------------------
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """``fbgfx show``: one image, or a slideshow."""
+    background = _color(args.background)
+    # Read the first picture and check the rest before touching the screen, so a typo
+    # leaves the screen and console as they were.
+    for path in args.images[1:]:
+        _check_image(path)
+    with _open(args) as fb:
+        side = max(fb.width, fb.height)
+        first = load_image(args.images[0], side)
+        deadline = None if args.duration is None else time.monotonic() + args.duration
+        screen = _open_screen(fb)
+        try:
+            try:
+                _slideshow(screen, args, first, background, side, deadline)
+            finally:
+                _save(fb, args.out)
+        finally:
+            screen.close()
+    return 0
+
+
+def _check_image(path: str) -> None:
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path):
+            pass
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    except UnidentifiedImageError:
+        raise CliError(f"{path}: not an image Pillow can read") from None
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as e:
+        raise CliError(f"{path}: cannot read the image ({_describe_error(e)})") from None
+
+
+def _slideshow(screen, args, first, background, side: int, deadline: Optional[float]) -> None:
+    paths = args.images
+    index, image = 0, first
+    while True:
+        screen.present(_flatten(image, background), fit=args.fit, background=background)
+        shown_at = time.monotonic()
+        last = index == len(paths) - 1
+        if last and not args.loop:
+            _wait_until(deadline)
+            return
+        index = (index + 1) % len(paths)
+        image = load_image(paths[index], side)  # decode while the current picture is up
+        next_at = shown_at + args.delay
+        if deadline is not None and deadline <= next_at:
+            _wait_until(deadline)
+            return
+        _wait_until(next_at)
+
+
+# -- play ------------------------------------------------------------------------------------
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """``fbgfx play``: an animation file, or raw frames from stdin."""
+    if args.file == "-":
+        frames = _raw_source(args)
+    else:
+        if args.size:
+            raise CliError("--size is for raw frames on stdin (FILE '-'); an animation file knows its size")
+        frames = _animation_source(args)
+    first = next(frames, None)  # fail on bad input before the screen changes
+    if first is None:
+        raise CliError("stdin had no frames" if args.file == "-" else f"{args.file}: no frames")
+    with _open(args) as fb:
+        screen = _open_screen(fb)
+        try:
+            try:
+                _play(screen, args, first, frames)
+            finally:
+                _save(fb, args.out)
+        finally:
+            screen.close()
+    return 0
+
+
+def _play(screen, args, first, frames: Iterator) -> None:
+    status = _Status(args.stats)
+    clock = time.monotonic()  # when the current frame is due
+    stop = None if args.duration is None else clock + args.duration
+    item: Optional[Tuple[Any, float]] = first
+    try:
+        while item is not None:
+            frame, period = item
+            now = time.monotonic()
+            if stop is not None and now >= stop:
+                break
+            if period and now >= clock + period and status.shown:
+                status.frame(dropped=True)  # its time is over: skip it to catch up
+            else:
+                if period and now < clock:
+                    time.sleep(clock - now)
+                screen.present(frame, fit=args.fit)
+                status.frame(dropped=False)
+            if period:
+                clock += period
+                # After a long stall (a paused pipe), start timing afresh instead of
+                # dropping every frame until the schedule is met.
+                if time.monotonic() - clock > 1.0:
+                    clock = time.monotonic()
+            item = next(frames, None)
+    finally:
+        status.finish()
+
+
+def _animation_source(args) -> Iterator[Tuple[Any, float]]:
+    """(RGB array, seconds) for every frame of an image file, looping when asked."""
+    from PIL import Image, ImageSequence
+
+    path = args.file
+    try:
+        im = Image.open(path)
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    except Exception as e:  # noqa: BLE001 - Pillow's many decoder errors
+        raise CliError(f"{path}: not an image or animation Pillow can read ({_describe_error(e)})") from None
+    fixed = None if args.fps is None else (1.0 / args.fps if args.fps else 0.0)
+
+    def decode() -> Iterator[Tuple[np.ndarray, float]]:
+        try:
+            for frame in ImageSequence.Iterator(im):
+                duration = frame.info.get("duration") or 0
+                # Browsers show GIF frames of 0..10 ms for 100 ms; so do we.
+                period = fixed if fixed is not None else (duration / 1000 if duration > 10 else 0.1)
+                yield _frame_rgb(frame), period
+        except (OSError, SyntaxError, ValueError, EOFError) as e:
+            raise CliError(f"{path}: cannot decode the animation ({_describe_error(e)})") from None
+
+    def frames() -> Iterator[Tuple[np.ndarray, float]]:
+        cache: Optional[List[Tuple[np.ndarray, float]]] = [] if args.loop else None
+        size = 0
+        for item in decode():
+            if cache is not None:
+                size += item[0].nbytes
+                cache = cache if size <= _CACHE_BYTES else None
+                if cache is not None:
+                    cache.append(item)
+            yield item
+        while args.loop:
+            yield from cache if cache is not None else decode()
+
+    return frames()
+
+
+def _frame_rgb(frame) -> np.ndarray:
+    from PIL import Image
+
+    if frame.mode in ("RGBA", "LA", "PA") or "transparency" in frame.info:
+        rgba = frame.convert("RGBA")
+        base = Image.new("RGBA", rgba.size, (0, 0, 0, 255))
+        return np.asarray(Image.alpha_composite(base, rgba).convert("RGB"))
+    return np.asarray(frame.convert("RGB"))
+
+
+def _raw_source(args) -> Iterator[Tuple[Any, float]]:
+    """Raw frames from stdin, read straight into one preallocated buffer."""
+    if not args.size:
+        raise CliError("raw frames on stdin need --size WxH (and --pix-fmt, default rgb24)")
+    width, height = parse_size(args.size)
+    if args.pix_fmt not in RAW_PIX_FMTS:
+        raise CliError(f"unknown --pix-fmt {args.pix_fmt!r}; use one of: {', '.join(RAW_PIX_FMTS)}")
+    if args.loop:
+        raise CliError("--loop cannot rewind stdin; loop the producer instead (e.g. ffmpeg -stream_loop -1)")
+    if sys.stdin is None or sys.stdin.isatty():
+        raise CliError("stdin is a terminal: pipe raw frames in, e.g. ffmpeg ... -f rawvideo -pix_fmt rgb24 - | fbgfx play - --size WxH")
+    bpp, fmt_name = RAW_PIX_FMTS[args.pix_fmt]
+    frame_bytes = width * height * bpp
+    fps = 30.0 if args.fps is None else args.fps
+    period = 1.0 / fps if fps else 0.0
+    fd = sys.stdin.fileno()
+    try:  # a bigger pipe means fewer wake-ups per frame; not every fd is a pipe
+        import fcntl
+
+        fcntl.fcntl(fd, _F_SETPIPE_SZ, 1 << 20)
+    except (OSError, ImportError):
+        pass
+    stream = io.FileIO(fd, "rb", closefd=False)
+    buffer = np.empty(frame_bytes, np.uint8)
+    view = memoryview(buffer)
+    convert = _raw_converter(buffer, width, height, fmt_name)
+
+    def frames() -> Iterator[Tuple[Any, float]]:
+        while True:
+            got = 0
+            while got < frame_bytes:
+                n = stream.readinto(view[got:])
+                if not n:
+                    break
+                got += n
+            if got == 0:
+                return
+            if got < frame_bytes:
+                raise CliError(
+                    f"stdin ended mid-frame: got {got} of {frame_bytes} bytes — check --size/--pix-fmt "
+                    f"({width}x{height} {args.pix_fmt} is {frame_bytes} bytes a frame)"
+                )
+            yield convert(), period
+
+    return frames()
+
+
+def _raw_converter(buffer: np.ndarray, width: int, height: int, fmt_name: Optional[str]):
+    if fmt_name is None:
+        rgb = buffer.reshape(height, width, 3)
+        return lambda: rgb
+    from .convert import from_native
+    from .pixelformat import FORMATS
+
+    fmt = FORMATS[fmt_name]
+    native = buffer.view(fmt.dtype).reshape(height, width)
+    return lambda: from_native(native, fmt)
+
+
+# -- demo ------------------------------------------------------------------------------------
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """``fbgfx demo``: the animated tour; on a machine without a framebuffer, a PNG of it."""
+    from .errors import FramebufferError
+
+    device, virtual_note = args.device, None
+    if device is None and not os.environ.get("FRAMEBUFFER"):
+        try:
+            fb = _open(args)
+        except FramebufferError as e:
+            if e.errno not in (errno.ENOENT, errno.ENODEV, errno.ENXIO):
+                raise
+            import fbgfx
+
+            fb = fbgfx.open("virtual:800x480:XRGB8888")
+            virtual_note = "no framebuffer here (/dev/fb0 is missing): ran the demo on a virtual 800x480 one"
+    else:
+        fb = _open(args)
+    with fb:
+        virtual = fb.path.startswith("virtual:") or virtual_note is not None
+        out = args.out or ("demo.png" if virtual_note else None)
+        seconds = args.seconds if args.seconds is not None else (2.0 if virtual else 10.0)
+        screen = _open_screen(fb)
+        try:
+            try:
+                frames, elapsed = run_demo(screen, fb, seconds)
+            finally:
+                _save(fb, out)
+        finally:
+            screen.close()
+    fps = frames / elapsed if elapsed > 0 else 0.0
+    if virtual_note:
+        print(f"fbgfx: {virtual_note}; {frames} frames ({fps:.0f} fps); picture: {os.path.abspath(out)}",
+              file=sys.stderr)
+    elif out:
+        print(f"fbgfx: {frames} frames ({fps:.0f} fps); picture: {os.path.abspath(out)}", file=sys.stderr)
+    return 0
+
+
+class _Demo:
+    """The animated tour: four panels and an fps counter, drawn fresh every frame."""
+
+    def __init__(self, screen, width: int, height: int) -> None:
+        import fbgfx
+
+        self.screen, self.w, self.h = screen, width, height
+        k = min(width / 800, height / 480)
+        self.k = k
+        self.fonts = {size: fbgfx.font(size=max(8, round(size * k))) for size in (14, 18, 26)}
+        pad = round(10 * k)
+        top = round(44 * k)
+        foot = round(30 * k)
+        mid_x, mid_y = width // 2, top + (height - top - foot) // 2
+        self.panels = {
+            "primitives": (pad, top, mid_x - pad // 2, mid_y - pad // 2),
+            "image": (mid_x + pad // 2, top, width - pad, mid_y - pad // 2),
+            "alpha": (pad, mid_y + pad // 2, mid_x - pad // 2, height - foot),
+            "buffers": (mid_x + pad // 2, mid_y + pad // 2, width - pad, height - foot),
+        }
+        x0, y0, x1, y1 = self.panels["image"]
+        self.iterations = _mandelbrot(max(1, x1 - x0 - 2 * pad), max(1, y1 - y0 - round(30 * k) - pad))
+        self.sprites = [_disc(round(46 * k), color) for color in ((255, 60, 60), (60, 255, 90), (70, 120, 255))]
+        self.ball = [0.3, 0.4, 0.37, 0.29]  # x, y (fractions of the panel), velocity per second
+        self.frames = 0
+
+    def draw(self, s, t: float, dt: float, fps: float) -> None:
+        w, h, k = self.w, self.h, self.k
+        f14, f18, f26 = self.fonts[14], self.fonts[18], self.fonts[26]
+        s.clear((14, 18, 30))
+        s.rectangle((0, 0, w - 1, round(36 * k)), fill=(34, 46, 84))
+        s.text((round(12 * k), round(18 * k)), "fbgfx demo", fill="white", font=f26, anchor="lm")
+        buffering = getattr(self.screen, "buffering", "?")
+        s.text((w - round(12 * k), round(18 * k)), f"{w}x{h} {self._format}  {buffering} buffering",
+               fill=(190, 205, 255), font=f18, anchor="rm")
+        for name, box in self.panels.items():
+            s.rectangle(box, fill=(24, 30, 48), outline=(70, 84, 130), width=max(1, round(2 * k)))
+            s.text((box[0] + round(8 * k), box[1] + round(6 * k)), name, fill=(150, 170, 230), font=f14)
+        self._primitives(s, t)
+        self._image(s, t)
+        self._alpha(s, t)
+        self._buffers(s, dt)
+        s.text((round(12 * k), h - round(15 * k)),
+               f"{fps:5.1f} fps   frame {self.frames}   {t:4.1f} s", fill=(255, 230, 120), font=f18, anchor="lm")
+        s.text((w - round(12 * k), h - round(15 * k)), "python -m fbgfx demo", fill=(120, 130, 160),
+               font=f14, anchor="rm")
+        self.frames += 1
+
+    def _primitives(self, s, t: float) -> None:
+        import math
+
+        x0, y0, x1, y1 = self.panels["primitives"]
+        k = self.k
+        pw, ph = x1 - x0, y1 - y0
+        # A fan of lines sweeping round.
+        cx, cy = x0 + pw * 0.22, y0 + ph * 0.58
+        r = min(pw, ph) * 0.32
+        for i in range(12):
+            a = t * 1.5 + i * math.pi / 6
+            color = (90 + 13 * i, 200 - 10 * i, 255 - 12 * i)
+            s.line([(cx, cy), (cx + r * math.cos(a), cy + r * math.sin(a))], fill=color, width=max(1, round(2 * k)))
+        # Rectangles and an ellipse.
+        s.rectangle((x0 + pw * 0.45, y0 + ph * 0.22, x0 + pw * 0.62, y0 + ph * 0.48), fill=(230, 90, 70),
+                    outline="white", width=max(1, round(2 * k)))
+        s.ellipse((x0 + pw * 0.45, y0 + ph * 0.56, x0 + pw * 0.62, y0 + ph * 0.9), fill=(80, 200, 140),
+                  outline=(220, 255, 230), width=max(1, round(2 * k)))
+        # A star, turning.
+        sx, sy, sr = x0 + pw * 0.82, y0 + ph * 0.56, min(pw, ph) * 0.26
+        star = []
+        for i in range(10):
+            a = -math.pi / 2 + i * math.pi / 5 + t * 0.8
+            rr = sr if i % 2 == 0 else sr * 0.45
+            star.append((sx + rr * math.cos(a), sy + rr * math.sin(a)))
+        s.polygon(star, fill=(255, 210, 60), outline=(255, 140, 0))
+
+    def _image(self, s, t: float) -> None:
+        x0, y0, x1, y1 = self.panels["image"]
+        k = self.k
+        n = self.iterations
+        # Cycle the colours through the escape counts: the picture moves at no cost.
+        phase = (n * 0.08 + t * 1.2)[..., None]
+        rgb = (127.5 + 127.5 * np.sin(phase + np.array([0.0, 2.1, 4.2]))).astype(np.uint8)
+        rgb[n == n.max()] = 0
+        s.blit(rgb, (x0 + round(10 * k), y0 + round(28 * k)))
+        s.text((x1 - round(8 * k), y0 + round(6 * k)), "numpy mandelbrot, blit", fill=(150, 170, 230),
+               font=self.fonts[14], anchor="ra")
+
+    def _alpha(self, s, t: float) -> None:
+        import math
+
+        x0, y0, x1, y1 = self.panels["alpha"]
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2 + 8 * self.k
+        rr = min(x1 - x0, y1 - y0) * 0.16
+        for i, sprite in enumerate(self.sprites):
+            a = t * 0.9 + i * 2 * math.pi / 3
+            px = cx + rr * math.cos(a) - sprite.width / 2
+            py = cy + rr * math.sin(a) - sprite.height / 2
+            s.blit(sprite, (round(px), round(py)), alpha=True)
+        s.text((x1 - round(8 * self.k), y0 + round(6 * self.k)), "RGBA sprites blended", fill=(150, 170, 230),
+               font=self.fonts[14], anchor="ra")
+
+    def _buffers(self, s, dt: float) -> None:
+        x0, y0, x1, y1 = self.panels["buffers"]
+        k = self.k
+        b = self.ball
+        b[0] += b[2] * dt
+        b[1] += b[3] * dt
+        for i in (0, 1):
+            if not 0.0 <= b[i] <= 1.0:
+                b[i] = min(max(b[i], 0.0), 1.0)
+                b[i + 2] = -b[i + 2]
+        radius = round(18 * k)
+        inner = (x0 + radius + 4, y0 + round(28 * k) + radius, x1 - radius - 4, y1 - radius - 4)
+        bx = inner[0] + b[0] * (inner[2] - inner[0])
+        by = inner[1] + b[1] * (inner[3] - inner[1])
+        for i in range(6):  # a fading trail shows that each frame is drawn whole
+            gx = bx - b[2] * (inner[2] - inner[0]) * 0.04 * i
+            gy = by - b[3] * (inner[3] - inner[1]) * 0.04 * i
+            level = 200 - 30 * i
+            s.ellipse((gx - radius, gy - radius, gx + radius, gy + radius), fill=(level // 3, level // 2, level))
+        s.ellipse((bx - radius, by - radius, bx + radius, by + radius), fill=(250, 250, 255), outline=(90, 160, 255),
+                  width=max(1, round(3 * k)))
+        s.text((x1 - round(8 * k), y0 + round(6 * k)), "double buffering, no tearing", fill=(150, 170, 230),
+               font=self.fonts[14], anchor="ra")
+
+    _format = ""
+
+
+def _mandelbrot(width: int, height: int, steps: int = 48) -> np.ndarray:
+    """Escape counts of the Mandelbrot set, (height, width) float32 (a picture made here, no download)."""
+    x = np.linspace(-2.2, 0.8, width, dtype=np.float32)
+    y = np.linspace(-1.2, 1.2, height, dtype=np.float32)
+    c = x[None, :] + 1j * y[:, None]
+    z = np.zeros_like(c)
+    counts = np.full(c.shape, steps, np.float32)
+    alive = np.ones(c.shape, bool)
+    for i in range(steps):
+        z[alive] = z[alive] * z[alive] + c[alive]
+        escaped = alive & (np.abs(z) > 2)
+        counts[escaped] = i
+        alive &= ~escaped
+    return counts
+
+
+def _disc(radius: int, color: Tuple[int, int, int]):
+    """A soft-edged translucent RGBA disc sprite."""
+    from PIL import Image
+
+    size = 2 * radius + 1
+    yy, xx = np.mgrid[-radius:radius + 1, -radius:radius + 1]
+    d = np.sqrt(xx * xx + yy * yy) / max(radius, 1)
+    alpha = (np.clip((1.0 - d) * 6, 0, 1) * 170).astype(np.uint8)
+    rgba = np.empty((size, size, 4), np.uint8)
+    rgba[..., :3] = color
+    rgba[..., 3] = alpha
+    return Image.fromarray(rgba, "RGBA")
+
+
+def run_demo(screen, fb, seconds: float) -> Tuple[int, float]:
+    """Run the tour on an open screen for ``seconds``; returns (frames, elapsed seconds)."""
+    demo = _Demo(screen, fb.width, fb.height)
+    demo._format = fb.format.name
+    start = last = time.monotonic()
+    fps, fps_frames, fps_start = 0.0, 0, start
+    while True:
+        now = time.monotonic()
+        with screen.frame() as s:
+            demo.draw(s, now - start, now - last, fps)
+        last = now
+        fps_frames += 1
+        if now - fps_start >= 0.5:
+            fps, fps_frames, fps_start = fps_frames / (now - fps_start), 0, now
+        if time.monotonic() - start >= seconds:
+            return demo.frames, time.monotonic() - start
