@@ -575,7 +575,7 @@ def test_pattern(width: int, height: int, label: str = ""):
         draw.rectangle((i * width // 7, 0, (i + 1) * width // 7 - 1, top - 1), fill=color)
     ramp = np.repeat(np.linspace(0, 255, width).astype(np.uint8)[None, :], height - top, axis=0)
     img.paste(Image.fromarray(np.dstack([ramp] * 3)), (0, top))
-    draw.rectangle((0, 0, width - 1, height - 1), outline=(255, 0, 0))
+    draw.rectangle((0, 0, width - 1, height - 1), outline=(255, 0, 0), width=max(2, min(width, height) // 60))
     if label:
         from PIL import ImageFont
 
@@ -817,19 +817,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """``fbgfx demo``: the animated tour; on a machine without a framebuffer, a PNG of it."""
     from .errors import FramebufferError
 
-    device, virtual_note = args.device, None
-    if device is None and not os.environ.get("FRAMEBUFFER"):
-        try:
-            fb = _open(args)
-        except FramebufferError as e:
-            if e.errno not in (errno.ENOENT, errno.ENODEV, errno.ENXIO):
-                raise
-            import fbgfx
-
-            fb = fbgfx.open("virtual:800x480:XRGB8888")
-            virtual_note = "no framebuffer here (/dev/fb0 is missing): ran the demo on a virtual 800x480 one"
-    else:
+    virtual_note = None
+    try:
         fb = _open(args)
+    except FramebufferError as e:
+        # Only the default device may be replaced: -d names what the user wants.
+        if args.device is not None or e.errno not in (errno.ENOENT, errno.ENODEV, errno.ENXIO):
+            raise
+        import fbgfx
+
+        fb = fbgfx.open("virtual:800x480:XRGB8888")
+        default = os.environ.get("FRAMEBUFFER") or "/dev/fb0"
+        virtual_note = f"no framebuffer here ({default} is missing): ran the demo on a virtual 800x480 one"
     with fb:
         virtual = fb.path.startswith("virtual:") or virtual_note is not None
         out = args.out or ("demo.png" if virtual_note else None)
