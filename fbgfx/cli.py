@@ -246,17 +246,11 @@ def parse_mode(text: str) -> dict:
     """Parse ``WxH[-BPP][@VIRTUAL_HEIGHT]`` into :meth:`Framebuffer.set_mode` arguments.
 
     Raises:
-        CliError: The text is not a mode.
+        ValueError: The text is not a mode.
     """
-    m = re.fullmatch(r"(\d+)x(\d+)(?:-(\d+))?(?:@(\d+))?", text.strip().lower())
-    if not m:
-        raise CliError(f"bad mode {text!r}: expected WxH[-BPP][@VIRTUAL_HEIGHT], e.g. 800x600-16 or 800x600-32@1200")
-    width, height, bpp, vh = (int(g) if g else None for g in m.groups())
-    if not width or not height or bpp == 0 or vh == 0:
-        raise CliError(f"bad mode {text!r}: sizes and depth must be positive")
-    if vh is not None and vh < height:
-        raise CliError(f"bad mode {text!r}: {vh} virtual lines is fewer than the {height} visible ones")
-    return {"width": width, "height": height, "bpp": bpp, "virtual_height": vh}
+    from .modes import parse_mode as parse
+
+    return parse(text).set_mode_args()
 
 
 def parse_region(text: str, width: int, height: int) -> Tuple[int, int, int, int]:
@@ -536,15 +530,14 @@ def cmd_mode(args: argparse.Namespace) -> int:
 
 
 def _list_modes(fb) -> None:
-    current = (fb.var.xres, fb.var.yres, fb.var.bits_per_pixel)
+    current = (fb.var.xres, fb.var.yres)
     modes = list(fb.modes()) if hasattr(fb, "modes") else []
     print(f"* {_describe_var(fb.var)} {fb.format.name} (current)")
     if not modes:
         print("  (the system lists no other modes for this device; any mode the driver takes can still be tried)")
     for mode in modes:
-        text = str(mode)
-        key = tuple(getattr(mode, k, None) for k in ("width", "height", "bpp"))
-        print(f"{'*' if key == current else ' '} {text}")
+        mark = "*" if (mode.width, mode.height) == current and mode.bpp in (None, fb.var.bits_per_pixel) else " "
+        print(f"{mark} {getattr(mode, 'label', mode)}")
 
 
 def _preview_mode(fb, args: argparse.Namespace) -> None:
