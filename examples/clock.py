@@ -36,7 +36,7 @@ def main() -> None:
 
             shown = " " * 8
             end = None if args.seconds is None else time.monotonic() + args.seconds
-            updates = 0
+            updates = ticks = 0
             first = True
             while end is None or time.monotonic() < end:
                 now = time.localtime()
@@ -55,13 +55,14 @@ def main() -> None:
                         s.text((x + cell_w // 2, h // 2), new, fill=ink, font=font, anchor="mm")
                         updates += 1
                 shown = text
+                ticks += 1
                 # Sleep to the start of the next second.
                 time.sleep(max(0.0, min(1 - time.time() % 1, (end or float("inf")) - time.monotonic())))
             if args.out:
                 fb.snapshot().save(args.out)
         finally:
             screen.close()
-    print(f"clock: {updates} digit updates")
+    print(f"clock: {updates} cell updates in {ticks} ticks")
 
 
 if __name__ == "__main__":
