@@ -8,6 +8,8 @@ from .device import Framebuffer, open
 from .errors import FramebufferError, ModeError, UnsupportedFormatError
 from .pixelformat import FORMATS, PixelFormat, default_palette
 from .screeninfo import Bitfield, FixScreenInfo, VarScreenInfo
+from .surface import Surface
+from .text import font
 from .virtual import VirtualDevice, VirtualFramebuffer
 
 __version__ = "0.1.0"
@@ -20,10 +22,12 @@ __all__ = [
     "FramebufferError",
     "ModeError",
     "PixelFormat",
+    "Surface",
     "UnsupportedFormatError",
     "VarScreenInfo",
     "VirtualDevice",
     "VirtualFramebuffer",
     "default_palette",
+    "font",
     "open",
 ]

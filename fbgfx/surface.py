@@ -1,0 +1,925 @@
+"""Surface: Pillow ImageDraw-style drawing straight into native pixel memory.
+
+A :class:`Surface` is a NumPy array in one :class:`~fbgfx.PixelFormat` (a RAM buffer,
+a page of video memory, or a view of either) plus drawing. Primitives have
+``ImageDraw``'s names and signatures and produce the same pixels Pillow produces on
+an RGB image; the rasterisers run in C (``native/draw.c``). Colours with alpha blend;
+on palette formats the nearest palette entry is used.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Optional, Sequence, Tuple
+
+import numpy as np
+from PIL import Image
+
+from . import convert
+from . import text as _text
+from ._native import ffi, lib
+from .color import BLEND, OPAQUE, SKIP, Ink, resolve
+from .pixelformat import PixelFormat, default_palette
+
+__all__ = ["Surface"]
+
+Rect = Tuple[int, int, int, int]
+_NUM = (int, float)
+_BIG = 1 << 30
+_WHITE = "white"
+
+
+def _fail(rc: int, what: str) -> None:
+    if rc == -22:
+        raise ValueError(f"{what}: coordinates must be finite numbers (no NaN or infinity)")
+    if rc == -12:
+        raise MemoryError(f"{what}: out of memory")
+    raise OSError(-rc, f"{what} failed")
+
+
+def _flat(xy, what: str = "xy"):
+    """Both Pillow coordinate forms (and NumPy arrays) as a flat list of floats."""
+    if isinstance(xy, np.ndarray):
+        a = np.ascontiguousarray(xy, dtype=np.float64).ravel()
+        if a.size % 2:
+            raise ValueError(f"{what}: odd number of coordinates")
+        return a
+    out = []
+    try:
+        for p in xy:
+            if type(p) in _NUM:
+                out.append(p)
+            elif isinstance(p, (tuple, list, np.ndarray)):
+                if len(p) != 2:
+                    raise ValueError(f"{what}: points must be (x, y) pairs, got {p!r}")
+                out.append(float(p[0]))
+                out.append(float(p[1]))
+            else:
+                out.append(float(p))
+    except TypeError:
+        raise TypeError(f"{what}: expected [(x0, y0), (x1, y1), ...] or [x0, y0, x1, y1, ...], got {xy!r}") from None
+    if len(out) % 2:
+        raise ValueError(f"{what}: odd number of coordinates")
+    return out
+
+
+def _box(xy, what: str = "xy"):
+    """A two-point box (x0, y0, x1, y1) from either form."""
+    if len(xy) == 4 and type(xy[0]) in _NUM:
+        return xy
+    f = _flat(xy, what)
+    if len(f) != 4:
+        raise TypeError(f"{what}: coordinate list must contain exactly 2 coordinates")
+    return f
+
+
+def _ptr(a):
+    return ffi.cast("const double *", a.ctypes.data) if isinstance(a, np.ndarray) else a
+
+
+def _check_width(width) -> int:
+    if isinstance(width, bool) or not isinstance(width, (int, np.integer)):
+        if isinstance(width, float) and math.isfinite(width) and width == int(width):
+            return int(width)
+        raise ValueError(f"width must be a whole number, got {width!r}")
+    return max(-1, min(int(width), _BIG))
+
+
+def _check_angle(a) -> float:
+    a = float(a)
+    if not math.isfinite(a):
+        raise ValueError(f"angles must be finite, got {a!r}")
+    return a
+
+
+class Surface:
+    """A drawable NumPy array in a native pixel format.
+
+    Args:
+        width, height: Size in pixels.
+        format: A :class:`PixelFormat` or its name (``"RGB565"``, ``"XRGB8888"``...).
+        palette: For palette formats, the (n, 3) uint8 colour map colours are matched
+            against; defaults to :func:`fbgfx.default_palette`.
+
+    Attributes:
+        array: The native pixels, shape ``format.array_shape(height, width)``.
+        on_draw: Called as ``on_draw(x0, y0, x1, y1)`` with the clipped bounding box
+            (exclusive end) of every drawing call that changed pixels.
+    """
+
+    def __init__(self, width: int, height: int, format="XRGB8888", *, palette=None) -> None:
+        fmt = _as_format(format)
+        width, height = _check_size(width, height)
+        self._setup(np.zeros(fmt.array_shape(height, width), fmt.dtype), fmt, palette)
+
+    @classmethod
+    def wrap(cls, array: np.ndarray, format, *, palette=None) -> "Surface":
+        """A surface over an existing native array (video memory, a back buffer...).
+
+        Args:
+            array: Shape ``format.array_shape(h, w)`` and dtype ``format.dtype``; rows
+                may be any distance apart, pixels must be contiguous within a row.
+                Sub-byte formats hold one pixel value per byte.
+            format: A :class:`PixelFormat` or its name.
+            palette: As for the constructor.
+
+        Raises:
+            TypeError: Not an array, or the wrong dtype.
+            ValueError: Wrong shape, read-only, or pixels not contiguous in a row.
+        """
+        fmt = _as_format(format)
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"expected a NumPy array, got {type(array).__name__}")
+        if array.dtype != fmt.dtype:
+            raise TypeError(f"{fmt.name} needs dtype {fmt.dtype}, got {array.dtype}")
+        if array.ndim < 2 or array.shape != fmt.array_shape(array.shape[0], array.shape[1]):
+            raise ValueError(f"{fmt.name} needs an array of shape {fmt.array_shape(*(array.shape[:2] or (0, 0)))}, got {array.shape}")
+        if not array.flags.writeable:
+            raise ValueError("the array is read-only")
+        bpp = max(1, fmt.bpp // 8)
+        if array.shape[1] > 1 and array.strides[1] != bpp or (fmt.bpp == 24 and array.strides[2] != 1):
+            raise ValueError("pixels must be contiguous within a row (only rows may be strided)")
+        self = cls.__new__(cls)
+        self._setup(array, fmt, palette)
+        return self
+
+    def _setup(self, array, fmt: PixelFormat, palette, parent=None, offset=(0, 0)) -> None:
+        self.array = array
+        self.format = fmt
+        self.height, self.width = array.shape[0], array.shape[1]
+        if palette is not None:
+            palette = np.ascontiguousarray(np.asarray(palette, np.uint8)[:, :3])
+        elif fmt.indexed:
+            palette = default_palette(fmt.bpp)
+        self.palette = palette
+        self.on_draw: Optional[Callable[[int, int, int, int], None]] = None
+        self._parent = parent
+        self._offset = offset
+        self._inks: dict = {}
+        t = ffi.new("draw_target *")
+        t.data = ffi.cast("uint8_t *", array.__array_interface__["data"][0])
+        t.stride = array.strides[0] if self.height > 1 else 0
+        t.bpp = max(1, fmt.bpp // 8)
+        self._t = t
+        self._bpp = t.bpp
+        self.reset_clip()
+
+    # -- geometry --------------------------------------------------------------------
+
+    @property
+    def size(self) -> Tuple[int, int]:
+        """(width, height)."""
+        return (self.width, self.height)
+
+    @property
+    def clip(self) -> Optional[Rect]:
+        """The clip rectangle (x0, y0, x1, y1), exclusive end, or None for the whole surface."""
+        return self._clip
+
+    @clip.setter
+    def clip(self, rect) -> None:
+        self.set_clip(rect)
+
+    def set_clip(self, rect) -> None:
+        """Restrict drawing to ``rect`` (x0, y0, x1, y1 with exclusive end; None for all).
+
+        The rectangle is intersected with the surface; an empty one draws nothing.
+        """
+        if rect is None:
+            self.reset_clip()
+            return
+        x0, y0, x1, y1 = (int(v) for v in _box(rect, "clip"))
+        x0, y0 = max(0, min(x0, self.width)), max(0, min(y0, self.height))
+        x1, y1 = max(x0, min(x1, self.width)), max(y0, min(y1, self.height))
+        self._clip = (x0, y0, x1, y1)
+        self._set_target_clip(x0, y0, x1, y1)
+
+    def reset_clip(self) -> None:
+        """Draw on the whole surface again."""
+        self._clip = None
+        self._set_target_clip(0, 0, self.width, self.height)
+
+    def _set_target_clip(self, x0, y0, x1, y1) -> None:
+        t = self._t
+        t.cx0, t.cy0, t.cx1, t.cy1 = x0, y0, x1, y1
+        self._cbox = (x0, y0, x1, y1)
+
+    def subsurface(self, rect) -> "Surface":
+        """A surface over part of this one (x0, y0, x1, y1 exclusive, or ((x0, y0), (x1, y1))).
+
+        It shares the pixels; drawing on it reports to this surface's ``on_draw`` with
+        the offset added. The rectangle must lie inside the surface.
+        """
+        x0, y0, x1, y1 = (int(v) for v in _box(rect, "rect"))
+        if not (0 <= x0 <= x1 <= self.width and 0 <= y0 <= y1 <= self.height):
+            raise ValueError(f"subsurface {(x0, y0, x1, y1)} is not inside the {self.width}x{self.height} surface")
+        sub = Surface.__new__(Surface)
+        sub._setup(self.array[y0:y1, x0:x1], self.format, self.palette, parent=self, offset=(x0, y0))
+        return sub
+
+    # -- plumbing ----------------------------------------------------------------------
+
+    def _ink(self, color) -> Ink:
+        try:
+            return self._inks[color]
+        except KeyError:
+            ink = resolve(color, self.format, self.palette)
+            if len(self._inks) > 256:
+                self._inks.clear()
+            self._inks[color] = ink
+            return ink
+        except TypeError:  # unhashable (a list)
+            return resolve(color, self.format, self.palette)
+
+    @property
+    def _tracking(self) -> bool:
+        return self.on_draw is not None or self._parent is not None
+
+    def _notify(self, x0: int, y0: int, x1: int, y1: int) -> None:
+        if self.on_draw is not None:
+            self.on_draw(x0, y0, x1, y1)
+        if self._parent is not None:
+            ox, oy = self._offset
+            self._parent._notify(x0 + ox, y0 + oy, x1 + ox, y1 + oy)
+
+    def _run(self, ink: Ink, fn, *args) -> None:
+        """Rasterise with ``fn(target, *args)``: straight into memory, or via a mask when blending."""
+        mode = ink.mode
+        if mode == OPAQUE:
+            t = self._t
+            t.color = ink.value
+            if self.on_draw is None and self._parent is None:
+                rc = fn(t, *args)
+                if rc < 0:
+                    _fail(rc, fn.__name__)
+                return
+            t.bx0 = t.by0 = _BIG
+            t.bx1 = t.by1 = -_BIG
+            rc = fn(t, *args)
+            if rc < 0:
+                _fail(rc, fn.__name__)
+            if t.bx0 < t.bx1:
+                self._notify(t.bx0, t.by0, t.bx1, t.by1)
+        elif mode == BLEND:
+            mask, box = self._coverage(fn, *args)
+            if box is not None:
+                self._blend(mask, box, ink)
+
+    def _coverage(self, fn, *args):
+        """Draw into a coverage mask over the clip rectangle; (mask, bbox or None)."""
+        cx0, cy0, cx1, cy1 = self._cbox
+        mask = np.zeros((cy1 - cy0, cx1 - cx0), np.uint8)
+        m = ffi.new("draw_target *")
+        m.data = ffi.cast("uint8_t *", mask.ctypes.data)
+        m.stride, m.bpp, m.ox, m.oy = max(mask.shape[1], 1), 1, cx0, cy0
+        m.cx0, m.cy0, m.cx1, m.cy1 = cx0, cy0, cx1, cy1
+        m.color = 255
+        m.bx0 = m.by0 = _BIG
+        m.bx1 = m.by1 = -_BIG
+        rc = fn(m, *args)
+        if rc < 0:
+            _fail(rc, fn.__name__)
+        if m.bx0 >= m.bx1:
+            return mask, None
+        return mask, (m.bx0, m.by0, m.bx1, m.by1)
+
+    def _blend(self, mask, box, ink: Ink) -> None:
+        """Blend ``ink`` through ``mask`` (covering the clip rectangle) inside ``box``."""
+        x0, y0, x1, y1 = box
+        cx0, cy0 = self._cbox[:2]
+        convert.blend_mask(
+            self.array[y0:y1, x0:x1], np.ascontiguousarray(mask[y0 - cy0 : y1 - cy0, x0 - cx0 : x1 - cx0]),
+            ink.rgba, self.format, palette=self.palette,
+        )
+        self._notify(x0, y0, x1, y1)
+
+    def _write_mask(self, mask, box, ink: Ink) -> None:
+        """Write (or blend) ``ink`` wherever ``mask`` (over the clip rectangle) is set."""
+        if box is None or ink.mode == SKIP:
+            return
+        if ink.mode == BLEND:
+            self._blend(mask, box, ink)
+            return
+        cx0, cy0, cx1, cy1 = self._cbox
+        self._run(ink, lib.draw_mask, ffi.cast("const uint8_t *", mask.ctypes.data), max(mask.shape[1], 1), cx0, cy0, cx1 - cx0, cy1 - cy0)
+
+    def _outline_ink(self, fill, outline):
+        """Pillow's ink rules: no colours at all means a white outline."""
+        if fill is None and outline is None:
+            return None, self._ink(_WHITE)
+        return (None if fill is None else self._ink(fill)), (None if outline is None else self._ink(outline))
+
+    # -- whole-surface ---------------------------------------------------------------
+
+    def clear(self, fill="black") -> None:
+        """Fill the clip rectangle (the whole surface by default) with one colour."""
+        ink = self._ink(fill)
+        x0, y0, x1, y1 = self._cbox
+        if ink.mode == OPAQUE and x0 < x1 and y0 < y1:
+            convert.fill(self.array[y0:y1, x0:x1], ink.value)
+            self._notify(x0, y0, x1, y1)
+        elif ink.mode == BLEND:
+            self._run(ink, lib.draw_rect, x0, y0, x1 - 1, y1 - 1, 1, 1)
+
+    def to_image(self) -> Image.Image:
+        """The pixels as a new PIL image: RGB, or RGBA when the format stores alpha."""
+        a = self.format.has_alpha
+        rgb = convert.from_native(self.array, self.format, palette=self.palette, alpha=a)
+        return Image.fromarray(np.ascontiguousarray(rgb), "RGBA" if a else "RGB")
+
+    # -- primitives --------------------------------------------------------------------
+
+    def point(self, xy, fill=None) -> None:
+        """Draw one or more single pixels (``ImageDraw.point``)."""
+        ink = self._ink(_WHITE if fill is None else fill)
+        if len(xy) == 2 and type(xy[0]) in _NUM:
+            self._run(ink, lib.draw_point, xy[0], xy[1])
+            return
+        f = _flat(xy)
+        self._run(ink, lib.draw_points, _ptr(f), len(f) // 2, ffi.NULL)
+
+    def line(self, xy, fill=None, width=1, joint=None, antialias=False) -> None:
+        """Draw a line or connected line segments (``ImageDraw.line``).
+
+        Args:
+            xy: Two or more points, either form.
+            fill: Colour (white when None, as in Pillow).
+            width: Line width in pixels; 0 draws nothing.
+            joint: ``"curve"`` rounds the joints of wide lines, as Pillow does.
+            antialias: Smooth edges (1-pixel lines only; wider lines are drawn as is).
+        """
+        ink = self._inks.get(fill) if type(fill) is not list else None
+        if ink is None:
+            ink = self._ink(_WHITE if fill is None else fill)
+        if width == 1 and not antialias and ink.mode == OPAQUE and self.on_draw is None and self._parent is None:
+            # fast path: one segment, opaque, nobody listening
+            if len(xy) == 4 and type(xy[0]) in _NUM:
+                t = self._t
+                t.color = ink.value
+                if lib.draw_line(t, xy[0], xy[1], xy[2], xy[3], 1) < 0:
+                    _fail(-22, "line")
+                return
+        if width != 1:
+            width = _check_width(width)
+            if width == 0:
+                return
+        if antialias and width == 1:
+            self._aaline(xy, ink)
+            return
+        f = _flat(xy)
+        if len(f) == 4:
+            self._run(ink, lib.draw_line, f[0], f[1], f[2], f[3], width)
+        else:
+            self._run(ink, lib.draw_polyline, _ptr(f), len(f) // 2, width)
+        if joint == "curve" and width > 4 and len(f) > 4:
+            self._curve_joints(f, fill, width)
+
+    def _curve_joints(self, f, fill, width) -> None:
+        # The round joints ImageDraw.line(joint="curve") adds, computed the same way.
+        points = [(f[i], f[i + 1]) for i in range(0, len(f), 2)]
+        for i in range(1, len(points) - 1):
+            point = points[i]
+            angles = [
+                math.degrees(math.atan2(end[0] - start[0], start[1] - end[1])) % 360
+                for start, end in ((points[i - 1], point), (point, points[i + 1]))
+            ]
+            if angles[0] == angles[1]:
+                continue
+
+            def coord_at_angle(coord, angle):
+                x, y = coord
+                angle -= 90
+                distance = width / 2 - 1
+                return tuple(
+                    p + (math.floor(p_d) if p_d > 0 else math.ceil(p_d))
+                    for p, p_d in ((x, distance * math.cos(math.radians(angle))), (y, distance * math.sin(math.radians(angle))))
+                )
+
+            flipped = (angles[1] > angles[0] and angles[1] - 180 > angles[0]) or (
+                angles[1] < angles[0] and angles[1] + 180 > angles[0]
+            )
+            coords = [
+                (point[0] - width / 2 + 1, point[1] - width / 2 + 1),
+                (point[0] + width / 2 - 1, point[1] + width / 2 - 1),
+            ]
+            if flipped:
+                start, end = (angles[1] + 90, angles[0] + 90)
+            else:
+                start, end = (angles[0] - 90, angles[1] - 90)
+            self.pieslice(coords, start - 90, end - 90, fill)
+            if width > 8:
+                if flipped:
+                    gap = [coord_at_angle(point, angles[0] + 90), point, coord_at_angle(point, angles[1] + 90)]
+                else:
+                    gap = [coord_at_angle(point, angles[0] - 90), point, coord_at_angle(point, angles[1] - 90)]
+                self.line(gap, fill, width=3)
+
+    def _aaline(self, xy, ink: Ink) -> None:
+        """Antialiased 1-pixel polyline (Xiaolin Wu), blended through a coverage mask."""
+        f = [float(v) for v in _flat(xy)]
+        if not all(math.isfinite(v) for v in f):
+            raise ValueError("line: coordinates must be finite numbers (no NaN or infinity)")
+        cx0, cy0, cx1, cy1 = self._cbox
+        if cx0 >= cx1 or cy0 >= cy1 or len(f) < 4:
+            return
+        mask = np.zeros((cy1 - cy0, cx1 - cx0), np.float32)
+        for i in range(0, len(f) - 2, 2):
+            _wu(mask, f[i] - cx0, f[i + 1] - cy0, f[i + 2] - cx0, f[i + 3] - cy0)
+        cov = np.clip(np.rint(mask * 255), 0, 255).astype(np.uint8)
+        ys, xs = np.nonzero(cov)
+        if len(xs) == 0:
+            return
+        box = (int(xs.min()) + cx0, int(ys.min()) + cy0, int(xs.max()) + 1 + cx0, int(ys.max()) + 1 + cy0)
+        self._blend(cov, box, ink._replace(mode=BLEND))
+
+    def rectangle(self, xy, fill=None, outline=None, width=1) -> None:
+        """Draw a rectangle with inclusive corners (``ImageDraw.rectangle``)."""
+        if outline is None and fill is not None and (type(fill) is not list):
+            ink = self._inks.get(fill)
+            if ink is not None and ink.mode == OPAQUE and self.on_draw is None and self._parent is None:
+                if len(xy) == 4 and type(xy[0]) in _NUM:
+                    t = self._t
+                    t.color = ink.value
+                    if lib.draw_rect(t, xy[0], xy[1], xy[2], xy[3], 1, 1) < 0:
+                        _fail(-22, "rectangle")
+                    return
+        b = _box(xy)
+        fill_ink, ink = self._outline_ink(fill, outline)
+        if fill_ink is not None:
+            self._run(fill_ink, lib.draw_rect, b[0], b[1], b[2], b[3], 1, 1)
+        if ink is not None and ink != fill_ink and width != 0:
+            self._run(ink, lib.draw_rect, b[0], b[1], b[2], b[3], 0, _check_width(width))
+
+    def rounded_rectangle(self, xy, radius=0, fill=None, outline=None, width=1, *, corners=None) -> None:
+        """Draw a rectangle with rounded corners (``ImageDraw.rounded_rectangle``)."""
+        (x0, y0, x1, y1) = [float(v) for v in _box(xy)]
+        if not all(math.isfinite(v) for v in (x0, y0, x1, y1, float(radius))):
+            raise ValueError("rounded_rectangle: coordinates must be finite numbers")
+        if x1 < x0:
+            x0, x1 = x1, x0
+        if y1 < y0:
+            y0, y1 = y1, y0
+        box = (x0, y0, x1, y1)
+        corners = (True, True, True, True) if corners is None else tuple(corners)
+        d = min(x1 - x0, y1 - y0, radius * 2)
+        x0, y0, x1, y1 = round(x0), round(y0), round(x1), round(y1)
+        full_x = full_y = False
+        if all(corners):
+            full_x = d >= x1 - x0 - 1
+            if full_x:
+                d = x1 - x0
+            full_y = d >= y1 - y0 - 1
+            if full_y:
+                d = y1 - y0
+            if full_x and full_y:
+                return self.ellipse(box, fill, outline, width)
+        if d == 0 or not any(corners):
+            return self.rectangle(box, fill, outline, width)
+        r = int(d // 2)
+        fill_ink, ink = self._outline_ink(fill, outline)
+        width = _check_width(width)
+
+        def parts():
+            if full_x:
+                return (((x0, y0, x0 + d, y0 + d), 180, 360), ((x0, y1 - d, x0 + d, y1), 0, 180))
+            if full_y:
+                return (((x0, y0, x0 + d, y0 + d), 90, 270), ((x1 - d, y0, x1, y0 + d), 270, 90))
+            four = (
+                ((x0, y0, x0 + d, y0 + d), 180, 270),
+                ((x1 - d, y0, x1, y0 + d), 270, 360),
+                ((x1 - d, y1 - d, x1, y1), 0, 90),
+                ((x0, y1 - d, x0 + d, y1), 90, 180),
+            )
+            return tuple(p for i, p in enumerate(four) if corners[i])
+
+        def rect(b, k):
+            self._run(k, lib.draw_rect, b[0], b[1], b[2], b[3], 1, 1)
+
+        if fill_ink is not None:
+            for (b, s, e) in parts():
+                self._run(fill_ink, lib.draw_pieslice, b[0], b[1], b[2], b[3], s, e, 1, 0)
+            if full_x:
+                rect((x0, y0 + r + 1, x1, y1 - r - 1), fill_ink)
+            elif x1 - r - 1 >= x0 + r + 1:
+                rect((x0 + r + 1, y0, x1 - r - 1, y1), fill_ink)
+            if not full_x and not full_y:
+                left = [x0, y0, x0 + r, y1]
+                if corners[0]:
+                    left[1] += r + 1
+                if corners[3]:
+                    left[3] -= r + 1
+                rect(left, fill_ink)
+                right = [x1 - r, y0, x1, y1]
+                if corners[1]:
+                    right[1] += r + 1
+                if corners[2]:
+                    right[3] -= r + 1
+                rect(right, fill_ink)
+        if ink is not None and ink != fill_ink and width != 0:
+            for (b, s, e) in parts():
+                self._run(ink, lib.draw_arc, b[0], b[1], b[2], b[3], s, e, width)
+            if not full_x:
+                top = [x0, y0, x1, y0 + width - 1]
+                if corners[0]:
+                    top[0] += r + 1
+                if corners[1]:
+                    top[2] -= r + 1
+                rect(top, ink)
+                bottom = [x0, y1 - width + 1, x1, y1]
+                if corners[3]:
+                    bottom[0] += r + 1
+                if corners[2]:
+                    bottom[2] -= r + 1
+                rect(bottom, ink)
+            if not full_y:
+                left = [x0, y0, x0 + width - 1, y1]
+                if corners[0]:
+                    left[1] += r + 1
+                if corners[3]:
+                    left[3] -= r + 1
+                rect(left, ink)
+                right = [x1 - width + 1, y0, x1, y1]
+                if corners[1]:
+                    right[1] += r + 1
+                if corners[2]:
+                    right[3] -= r + 1
+                rect(right, ink)
+
+    def ellipse(self, xy, fill=None, outline=None, width=1) -> None:
+        """Draw an ellipse inside a bounding box (``ImageDraw.ellipse``)."""
+        b = _box(xy)
+        fill_ink, ink = self._outline_ink(fill, outline)
+        if fill_ink is not None:
+            self._run(fill_ink, lib.draw_ellipse, b[0], b[1], b[2], b[3], 1, 0)
+        if ink is not None and ink != fill_ink and width != 0:
+            self._run(ink, lib.draw_ellipse, b[0], b[1], b[2], b[3], 0, _check_width(width))
+
+    def circle(self, xy, radius, fill=None, outline=None, width=1) -> None:
+        """Draw a circle given its centre and radius (``ImageDraw.circle``)."""
+        if fill is not None and outline is None and type(fill) is not list:
+            ink = self._inks.get(fill)
+            if ink is not None and ink.mode == OPAQUE and self.on_draw is None and self._parent is None:
+                x, y = xy
+                if lib.draw_ellipse(self._set_color(ink), x - radius, y - radius, x + radius, y + radius, 1, 0) < 0:
+                    _fail(-22, "circle")
+                return
+        x, y = xy
+        self.ellipse((x - radius, y - radius, x + radius, y + radius), fill, outline, width)
+
+    def _set_color(self, ink: Ink):
+        t = self._t
+        t.color = ink.value
+        return t
+
+    def arc(self, xy, start, end, fill=None, width=1) -> None:
+        """Draw an arc of the ellipse in ``xy`` from ``start`` to ``end`` degrees (``ImageDraw.arc``)."""
+        b = _box(xy)
+        ink = self._ink(_WHITE if fill is None else fill)
+        if width != 0:
+            self._run(ink, lib.draw_arc, b[0], b[1], b[2], b[3], _check_angle(start), _check_angle(end), _check_width(width))
+
+    def chord(self, xy, start, end, fill=None, outline=None, width=1) -> None:
+        """Draw a chord: an arc closed by a straight line (``ImageDraw.chord``)."""
+        b = _box(xy)
+        s, e = _check_angle(start), _check_angle(end)
+        fill_ink, ink = self._outline_ink(fill, outline)
+        if fill_ink is not None:
+            self._run(fill_ink, lib.draw_chord, b[0], b[1], b[2], b[3], s, e, 1, 0)
+        if ink is not None and ink != fill_ink and width != 0:
+            self._run(ink, lib.draw_chord, b[0], b[1], b[2], b[3], s, e, 0, _check_width(width))
+
+    def pieslice(self, xy, start, end, fill=None, outline=None, width=1) -> None:
+        """Draw a pie slice (``ImageDraw.pieslice``)."""
+        b = _box(xy)
+        s, e = _check_angle(start), _check_angle(end)
+        fill_ink, ink = self._outline_ink(fill, outline)
+        if fill_ink is not None:
+            self._run(fill_ink, lib.draw_pieslice, b[0], b[1], b[2], b[3], s, e, 1, 0)
+        if ink is not None and ink != fill_ink and width != 0:
+            self._run(ink, lib.draw_pieslice, b[0], b[1], b[2], b[3], s, e, 0, _check_width(width))
+
+    def polygon(self, xy, fill=None, outline=None, width=1) -> None:
+        """Draw a polygon, concave or self-intersecting, filled even-odd (``ImageDraw.polygon``)."""
+        f = _flat(xy)
+        n = len(f) // 2
+        if n < 2:
+            raise TypeError("polygon: coordinate list must contain at least 2 coordinates")
+        fill_ink, ink = self._outline_ink(fill, outline)
+        if fill_ink is not None:
+            self._run(fill_ink, lib.draw_polygon, _ptr(f), n, 1, 0)
+        if ink is not None and ink != fill_ink and width != 0:
+            width = _check_width(width)
+            if width == 1:
+                self._run(ink, lib.draw_polygon, _ptr(f), n, 0, 1)
+            elif width > 1:
+                # as Pillow: a doubled-width outline kept inside the filled shape
+                inside, box = self._coverage(lib.draw_polygon, _ptr(f), n, 1, 0)
+                if box is None:
+                    return
+                edge, box2 = self._coverage(lib.draw_polygon, _ptr(f), n, 0, width * 2 - 1)
+                if box2 is None:
+                    return
+                np.minimum(edge, inside, out=edge)
+                ys, xs = np.nonzero(edge)
+                if len(xs):
+                    cx0, cy0 = self._cbox[:2]
+                    bb = (int(xs.min()) + cx0, int(ys.min()) + cy0, int(xs.max()) + 1 + cx0, int(ys.max()) + 1 + cy0)
+                    self._write_mask(edge, bb, ink)
+
+    def regular_polygon(self, bounding_circle, n_sides, rotation=0, fill=None, outline=None, width=1) -> None:
+        """Draw a regular polygon inscribed in ``bounding_circle`` = (x, y, r) or ((x, y), r)."""
+        from PIL import ImageDraw
+
+        xy = ImageDraw._compute_regular_polygon_vertices(bounding_circle, n_sides, rotation)
+        self.polygon(xy, fill, outline, width)
+
+    def bitmap(self, xy, bitmap, fill=None) -> None:
+        """Paint ``fill`` through a mask image (mode "1" or "L") at ``xy`` (``ImageDraw.bitmap``)."""
+        if isinstance(bitmap, Image.Image):
+            mask = np.asarray(bitmap.convert("L") if bitmap.mode != "L" else bitmap)
+        else:
+            mask = np.asarray(bitmap)
+            if mask.dtype == bool:
+                mask = mask.astype(np.uint8) * 255
+            if mask.dtype != np.uint8 or mask.ndim != 2:
+                raise TypeError("bitmap must be a PIL image or an (h, w) uint8/bool array")
+        f = _flat(xy)
+        if len(f) != 2:
+            raise TypeError("bitmap: coordinate list must contain exactly 1 coordinate")
+        if not all(math.isfinite(v) for v in f):
+            raise ValueError("bitmap: coordinates must be finite")
+        ink = self._ink(_WHITE if fill is None else fill)
+        self._paint_mask(mask, int(f[0]), int(f[1]), ink)
+
+    def _paint_mask(self, mask: np.ndarray, x: int, y: int, ink: Ink) -> None:
+        """Blend ``ink`` through coverage ``mask`` placed with its top-left at (x, y)."""
+        if ink.mode == SKIP:
+            return
+        cx0, cy0, cx1, cy1 = self._cbox
+        h, w = mask.shape
+        x0, y0, x1, y1 = max(x, cx0), max(y, cy0), min(x + w, cx1), min(y + h, cy1)
+        if x0 >= x1 or y0 >= y1:
+            return
+        sub = mask[y0 - y : y1 - y, x0 - x : x1 - x]
+        if not sub.any():
+            return
+        convert.blend_mask(self.array[y0:y1, x0:x1], np.ascontiguousarray(sub), ink.rgba, self.format, palette=self.palette)
+        self._notify(x0, y0, x1, y1)
+
+    # -- batch forms ---------------------------------------------------------------------
+
+    def _batch(self, array, cols: int, what: str):
+        a = np.ascontiguousarray(array, dtype=np.float64)
+        if a.ndim != 2 or a.shape[1] != cols:
+            raise ValueError(f"{what}: expected an (n, {cols}) array, got shape {a.shape}")
+        return a
+
+    def _colors(self, colors, n: int, fill):
+        """One packed value per item, or None to use ``fill`` for all."""
+        if colors is None:
+            return None
+        c = np.asarray(colors)
+        if c.ndim == 1 and np.issubdtype(c.dtype, np.integer):
+            if len(c) != n:
+                raise ValueError(f"expected {n} colours, got {len(c)}")
+            if c.size and (c.min() < 0 or c.max() >= 1 << self.format.bpp):
+                raise ValueError(f"native colour values must fit in {self.format.bpp} bits")
+            return np.ascontiguousarray(c, np.uint32)
+        if c.ndim == 2 and c.shape[1] in (3, 4):
+            if len(c) != n:
+                raise ValueError(f"expected {n} colours, got {len(c)}")
+            if c.size and (c.min() < 0 or c.max() > 255):
+                raise ValueError("colour channels must be 0..255")
+            packed = self.format.pack(c[:, :3].astype(np.uint8), self.palette)
+            if self.format.bpp == 24:
+                p = packed.astype(np.uint32)
+                return np.ascontiguousarray(p[:, 0] | p[:, 1] << 8 | p[:, 2] << 16)
+            return np.ascontiguousarray(packed, np.uint32)
+        return np.array([self._ink(col).value for col in colors], np.uint32)
+
+    def _batch_run(self, fn, a, colors, fill, *extra) -> None:
+        n = len(a)
+        cols = self._colors(colors, n, fill)
+        ink = self._ink(_WHITE if fill is None else fill)
+        if cols is None and ink.mode != OPAQUE:
+            # blended colours are drawn one by one
+            for row in a:
+                self._run(ink, fn, ffi.cast("const double *", np.ascontiguousarray(row).ctypes.data), 1, ffi.NULL, *extra)
+            return
+        ink = ink._replace(mode=OPAQUE)
+        cptr = ffi.NULL if cols is None else ffi.cast("const uint32_t *", cols.ctypes.data)
+        self._run(ink, fn, ffi.cast("const double *", a.ctypes.data), n, cptr, *extra)
+
+    def lines(self, xy, colors=None, fill=None, width=1) -> None:
+        """Draw many independent lines in one call.
+
+        Args:
+            xy: (n, 4) array of (x0, y0, x1, y1).
+            colors: Optional per-line colours: (n,) native ints, (n, 3|4) RGB(A) (alpha
+                ignored), or a list of colours.
+            fill: The colour of every line when ``colors`` is None (white by default).
+            width: Line width.
+        """
+        a = self._batch(xy, 4, "lines")
+        width = _check_width(width)
+        if width != 0 and len(a):
+            self._batch_run(lib.draw_lines, a, colors, fill, width)
+
+    def rectangles(self, xy, fill=None, colors=None, outline=False, width=1) -> None:
+        """Draw many rectangles (inclusive corners) in one call: (n, 4) array of boxes.
+
+        Filled with ``fill`` or per-rectangle ``colors``; with ``outline=True`` only
+        their outlines of ``width`` are drawn.
+        """
+        a = self._batch(xy, 4, "rectangles")
+        if len(a):
+            self._batch_run(lib.draw_rects, a, colors, fill, 0 if outline else 1, _check_width(width))
+
+    def ellipses(self, xy, fill=None, colors=None, outline=False, width=1) -> None:
+        """Draw many filled (or outlined) ellipses in one call: (n, 4) array of boxes."""
+        a = self._batch(xy, 4, "ellipses")
+        if len(a):
+            self._batch_run(lib.draw_ellipses, a, colors, fill, 0 if outline else 1, _check_width(width))
+
+    def points(self, xy, colors=None, fill=None) -> None:
+        """Draw many single pixels in one call: (n, 2) array of (x, y)."""
+        a = self._batch(xy, 2, "points")
+        if len(a):
+            self._batch_run(lib.draw_points, a, colors, fill)
+
+    # -- text --------------------------------------------------------------------------
+
+    def text(self, xy, text, fill=None, font=None, anchor=None, spacing=4, align="left", direction=None,
+             features=None, language=None, stroke_width=0, stroke_fill=None, embedded_color=False, *,
+             font_size=None) -> None:
+        """Draw text (``ImageDraw.text``), antialiased and blended in the native format.
+
+        Args:
+            xy: Anchor position.
+            text: A string; newlines make multiline text.
+            fill: Colour (white by default).
+            font: A font from :func:`fbgfx.font` or Pillow; Pillow's default when None.
+            anchor, spacing, align, direction, features, language, stroke_width,
+                stroke_fill: As in Pillow.
+            font_size: Size of the default font when ``font`` is None.
+        """
+        fnt = font if font is not None else (_text.default_font() if font_size is None else _text.font(None, font_size))
+        ink = self._ink(_WHITE if fill is None else fill)
+        x, y = float(xy[0]), float(xy[1])
+        if stroke_width:
+            stroke_ink = ink if stroke_fill is None else self._ink(stroke_fill)
+            for run in _text.layout(fnt, (x, y), text, anchor, spacing, align, direction, features, language, stroke_width):
+                self._paint_mask(run.mask, run.x, run.y, stroke_ink)
+            if stroke_ink == ink:
+                return
+        for run in _text.layout(fnt, (x, y), text, anchor, spacing, align, direction, features, language):
+            self._paint_mask(run.mask, run.x, run.y, ink)
+
+    def multiline_text(self, xy, text, fill=None, font=None, anchor=None, spacing=4, align="left", direction=None,
+                       features=None, language=None, stroke_width=0, stroke_fill=None, embedded_color=False, *,
+                       font_size=None) -> None:
+        """Draw text with newlines (same as :meth:`text`)."""
+        self.text(xy, text, fill, font, anchor, spacing, align, direction, features, language, stroke_width,
+                  stroke_fill, embedded_color, font_size=font_size)
+
+    def textbbox(self, xy, text, font=None, anchor=None, spacing=4, align="left", direction=None, features=None,
+                 language=None, stroke_width=0, embedded_color=False, *, font_size=None):
+        """(left, top, right, bottom) of ``text`` drawn at ``xy`` (``ImageDraw.textbbox``)."""
+        fnt = font if font is not None else (_text.default_font() if font_size is None else _text.font(None, font_size))
+        return _text.bbox(fnt, xy, text, anchor, spacing, align, direction, features, language, stroke_width)
+
+    def multiline_textbbox(self, xy, text, font=None, anchor=None, spacing=4, align="left", direction=None,
+                           features=None, language=None, stroke_width=0, embedded_color=False, *, font_size=None):
+        """Same as :meth:`textbbox`."""
+        return self.textbbox(xy, text, font, anchor, spacing, align, direction, features, language, stroke_width,
+                             font_size=font_size)
+
+    def textlength(self, text, font=None, direction=None, features=None, language=None, embedded_color=False, *,
+                   font_size=None) -> float:
+        """Advance width of one line of text in pixels (``ImageDraw.textlength``)."""
+        fnt = font if font is not None else (_text.default_font() if font_size is None else _text.font(None, font_size))
+        return _text.length(fnt, text, direction, features, language)
+
+    # -- images ------------------------------------------------------------------------
+
+    def blit(self, source, xy=(0, 0), *, source_rect=None, size=None, resample=Image.Resampling.BILINEAR,
+             rotate: int = 0, alpha: bool = True) -> None:
+        """Copy an image onto the surface.
+
+        Args:
+            source: A PIL image (any mode), a NumPy array ((h, w, 3) RGB or (h, w, 4)
+                RGBA uint8, (h, w) gray uint8, or native pixels of this surface's
+                format), or another Surface.
+            xy: Where the top-left corner goes (may be off-surface; it is clipped).
+            source_rect: (x0, y0, x1, y1), exclusive end: the part of the source to use.
+            size: (width, height) to scale to, after rotation.
+            resample: Pillow resampling filter used when scaling.
+            rotate: 0, 90, 180 or 270 degrees counter-clockwise (as ``Image.rotate``).
+            alpha: Blend sources that have alpha (RGBA); False copies their colour.
+        """
+        if rotate not in (0, 90, 180, 270):
+            raise ValueError(f"rotate must be 0, 90, 180 or 270, got {rotate!r}")
+        dx, dy = (float(v) for v in xy)
+        if not (math.isfinite(dx) and math.isfinite(dy)):
+            raise ValueError("blit: position must be finite")
+        dx, dy = int(dx), int(dy)
+        native, rgb = self._blit_source(source)
+        if source_rect is not None:
+            x0, y0, x1, y1 = (int(v) for v in _box(source_rect, "source_rect"))
+            src = native if native is not None else rgb
+            h, w = src.shape[:2]
+            x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+            if x0 >= x1 or y0 >= y1:
+                return
+            if native is not None:
+                native = native[y0:y1, x0:x1]
+            else:
+                rgb = rgb[y0:y1, x0:x1]
+        if rotate or size is not None:
+            if native is not None:
+                rgb, native = convert.from_native(native, self.format, palette=self.palette, alpha=self.format.has_alpha), None
+            if rotate:
+                rgb = np.rot90(rgb, rotate // 90)
+            if size is not None:
+                sw, sh = (int(v) for v in size)
+                if sw <= 0 or sh <= 0:
+                    return
+                if (sw, sh) != (rgb.shape[1], rgb.shape[0]):
+                    im = Image.fromarray(np.ascontiguousarray(rgb))
+                    rgb = np.asarray(im.resize((sw, sh), resample))
+        src = native if native is not None else rgb
+        h, w = src.shape[:2]
+        cx0, cy0, cx1, cy1 = self._cbox
+        x0, y0, x1, y1 = max(dx, cx0), max(dy, cy0), min(dx + w, cx1), min(dy + h, cy1)
+        if x0 >= x1 or y0 >= y1:
+            return
+        part = src[y0 - dy : y1 - dy, x0 - dx : x1 - dx]
+        out = self.array[y0:y1, x0:x1]
+        if native is not None:
+            out[...] = part
+        else:
+            convert.to_native(part, self.format, out, palette=self.palette, blend=alpha)
+        self._notify(x0, y0, x1, y1)
+
+    def _blit_source(self, source):
+        """(native array or None, rgb array or None) for any accepted source."""
+        if isinstance(source, Surface):
+            if source.format == self.format and (not self.format.indexed or np.array_equal(source.palette, self.palette)):
+                return source.array, None
+            return None, convert.from_native(source.array, source.format, palette=source.palette,
+                                             alpha=source.format.has_alpha)
+        if isinstance(source, np.ndarray):
+            fmt = self.format
+            is_rgb = source.dtype == np.uint8 and source.ndim == 3 and source.shape[2] in (3, 4)
+            if not is_rgb and source.dtype == fmt.dtype and source.ndim >= 2 and \
+                    source.shape == fmt.array_shape(source.shape[0], source.shape[1]):
+                return source, None
+            return None, convert.as_rgb(source)
+        return None, convert.as_rgb(source)
+
+    def __repr__(self) -> str:
+        return f"<Surface {self.width}x{self.height} {self.format.name}>"
+
+
+def _wu(mask: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> None:
+    """Accumulate Xiaolin Wu coverage of one segment into ``mask`` (clipped)."""
+    h, w = mask.shape
+    steep = abs(y1 - y0) > abs(x1 - x0)
+    if steep:
+        x0, y0, x1, y1 = y0, x0, y1, x1
+    if x0 > x1:
+        x0, x1, y0, y1 = x1, x0, y1, y0
+    dx = x1 - x0
+    grad = (y1 - y0) / dx if dx else 0.0
+    xs = np.arange(math.floor(x0), math.floor(x1) + 1)
+    lo, hi = (0, h) if steep else (0, w)
+    xs = xs[(xs >= lo) & (xs < hi)]
+    if len(xs) == 0:
+        return
+    ys = y0 + grad * (xs - x0)
+    yi = np.floor(ys).astype(np.int64)
+    frac = ys - yi
+    for yy, cov in ((yi, 1 - frac), (yi + 1, frac)):
+        lim = w if steep else h
+        ok = (yy >= 0) & (yy < lim)
+        if steep:
+            np.maximum.at(mask, (xs[ok], yy[ok]), cov[ok].astype(np.float32))
+        else:
+            np.maximum.at(mask, (yy[ok], xs[ok]), cov[ok].astype(np.float32))
+
+
+def _as_format(format) -> PixelFormat:
+    if isinstance(format, PixelFormat):
+        return format
+    if isinstance(format, str):
+        return PixelFormat.from_name(format)
+    raise TypeError(f"format must be a PixelFormat or a format name, got {format!r}")
+
+
+def _check_size(width, height) -> Tuple[int, int]:
+    for v in (width, height):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"width and height must be ints, got {v!r}")
+        if v < 0:
+            raise ValueError(f"width and height must not be negative, got {v}")
+    return int(width), int(height)

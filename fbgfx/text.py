@@ -1,0 +1,241 @@
+"""Fonts and text layout for :class:`fbgfx.Surface`.
+
+Glyphs are rendered by Pillow (FreeType for TrueType/OpenType fonts, Pillow's own
+bitmap fonts otherwise) exactly as ``ImageDraw.text`` renders them, then blended into
+the native pixel format as antialiased coverage masks. Rendered runs are kept in a
+small cache, because UIs draw the same labels frame after frame.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import OrderedDict
+from typing import List, NamedTuple, Optional, Tuple
+
+import numpy as np
+from PIL import Image, ImageFont
+
+__all__ = ["default_font", "font"]
+
+_CACHE_SIZE = 512
+
+
+def font(path=None, size: float = 10, *, index: int = 0, encoding: str = ""):
+    """Load a font for :meth:`Surface.text`.
+
+    Args:
+        path: A TrueType/OpenType file (``.ttf``, ``.otf``, ``.ttc``...), a Pillow
+            bitmap font (``.pil``, with its ``.pbm``/``.png`` beside it), or None for
+            the scalable font that Pillow ships (present on every machine with Pillow
+            10.1 or newer; older Pillow falls back to its fixed bitmap font).
+        size: Size in pixels (ignored for bitmap fonts).
+        index: Face index inside a font collection.
+        encoding: FreeType encoding, as :func:`PIL.ImageFont.truetype` takes it.
+
+    Returns:
+        A Pillow font object (usable with ``PIL.ImageDraw`` too).
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+        OSError: The file is not a font Pillow can read.
+        ValueError: ``size`` is not a positive finite number.
+    """
+    if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size <= 0:
+        raise ValueError(f"font size must be a positive number, got {size!r}")
+    if path is None:
+        return _default(float(size))
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"font file not found: {path}")
+    if path.lower().endswith(".pil"):
+        return ImageFont.load(path)
+    try:
+        return ImageFont.truetype(path, size, index=index, encoding=encoding)
+    except OSError as e:
+        raise OSError(f"cannot read font {path}: {e}") from None
+
+
+_DEFAULTS: dict = {}
+
+
+def _default(size: Optional[float]):
+    f = _DEFAULTS.get(size)
+    if f is None:
+        try:
+            f = ImageFont.load_default(size) if size is not None else ImageFont.load_default()
+        except TypeError:  # Pillow < 10.1: no size argument, bitmap font only
+            f = ImageFont.load_default()
+        _DEFAULTS[size] = f
+    return f
+
+
+def default_font():
+    """The font ``Surface.text`` uses when none is given: Pillow's ``load_default()``."""
+    return _default(None)
+
+
+class Run(NamedTuple):
+    """One rendered line: a coverage mask and where its top-left pixel goes."""
+
+    mask: np.ndarray
+    x: int
+    y: int
+
+
+class _Line(NamedTuple):
+    x: float
+    y: float
+    anchor: str
+    text: str
+
+
+_runs: "OrderedDict[tuple, Tuple[np.ndarray, int, int]]" = OrderedDict()
+
+
+def _to_array(core) -> np.ndarray:
+    im = Image.Image()._new(core)
+    a = np.asarray(im)
+    if a.dtype == bool:
+        a = a.astype(np.uint8) * 255
+    elif im.mode not in ("L", "1"):
+        a = np.asarray(im.convert("L"))
+    return a
+
+
+def _render(fnt, text, anchor, start, stroke_width, direction, features, language) -> Tuple[np.ndarray, int, int]:
+    key = (fnt, text, anchor, start, stroke_width, direction, features, language)
+    hit = _runs.get(key)
+    if hit is not None:
+        _runs.move_to_end(key)
+        return hit
+    if isinstance(fnt, ImageFont.FreeTypeFont):
+        core, offset = fnt.getmask2(
+            text,
+            "L",
+            direction=direction,
+            features=list(features) if features else None,
+            language=language,
+            stroke_width=stroke_width,
+            anchor=anchor,
+            start=start,
+        )
+        dx, dy = offset
+    else:
+        try:
+            core = fnt.getmask(text, "L", anchor=anchor, start=start)
+        except TypeError:
+            core = fnt.getmask(text)
+        dx = dy = 0
+    hit = (_to_array(core), int(dx), int(dy))
+    hit[0].setflags(write=False)
+    _runs[key] = hit
+    if len(_runs) > _CACHE_SIZE:
+        _runs.popitem(last=False)
+    return hit
+
+
+def _split(fnt, xy, text: str, anchor, spacing, align, direction, features, language, stroke_width) -> List[_Line]:
+    """Lines and their positions, as Pillow's ImageDraw.multiline_text places them."""
+    if anchor is None:
+        anchor = "lt" if direction == "ttb" else "la"
+    elif not isinstance(anchor, str) or len(anchor) != 2:
+        raise ValueError("anchor must be a 2 character string")
+    lines = text.split("\n") if isinstance(text, str) else text.split(b"\n")
+    if len(lines) == 1:
+        return [_Line(xy[0], xy[1], anchor, lines[0])]
+    if anchor[1] in "tb" and direction != "ttb":
+        raise ValueError("anchor not supported for multiline text")
+    if align not in ("left", "center", "right", "justify"):
+        raise ValueError('align must be "left", "center", "right" or "justify"')
+    feats = list(features) if features else None
+    line_spacing = _bbox(fnt, "A", None, direction, feats, language, stroke_width)[3] + stroke_width + spacing
+    top = xy[1]
+    if direction == "ttb":
+        out, left = [], xy[0]
+        for line in lines:
+            out.append(_Line(left, top, anchor, line))
+            left += line_spacing
+        return out
+    widths = [_length(fnt, line, direction, feats, language) for line in lines]
+    max_width = max(widths)
+    if anchor[1] == "m":
+        top -= (len(lines) - 1) * line_spacing / 2.0
+    elif anchor[1] == "d":
+        top -= (len(lines) - 1) * line_spacing
+    out = []
+    for i, line in enumerate(lines):
+        left = xy[0]
+        diff = max_width - widths[i]
+        if align == "center":
+            left += diff / 2.0
+        elif align == "right":
+            left += diff
+        if align == "justify" and diff != 0 and i != len(lines) - 1:
+            words = line.split(" ") if isinstance(line, str) else line.split(b" ")
+            if len(words) > 1:
+                if anchor[0] == "m":
+                    left -= max_width / 2.0
+                elif anchor[0] == "r":
+                    left -= max_width
+                ww = [_length(fnt, w, direction, feats, language) for w in words]
+                gap = (max_width - sum(ww)) / (len(words) - 1)
+                for w, wl in zip(words, ww):
+                    out.append(_Line(left, top, "l" + anchor[1], w))
+                    left += wl + gap
+                top += line_spacing
+                continue
+        if anchor[0] == "m":
+            left -= diff / 2.0
+        elif anchor[0] == "r":
+            left -= diff
+        out.append(_Line(left, top, anchor, line))
+        top += line_spacing
+    return out
+
+
+def _bbox(fnt, text, anchor, direction, features, language, stroke_width):
+    if isinstance(fnt, ImageFont.FreeTypeFont):
+        return fnt.getbbox(text, "L", direction, features, language, stroke_width, anchor)
+    try:
+        return fnt.getbbox(text, anchor=anchor)
+    except TypeError:
+        return fnt.getbbox(text)
+
+
+def _length(fnt, text, direction, features, language) -> float:
+    if isinstance(fnt, ImageFont.FreeTypeFont):
+        return fnt.getlength(text, "L", direction, features, language)
+    return fnt.getlength(text)
+
+
+def layout(fnt, xy, text, anchor=None, spacing=4, align="left", direction=None, features=None, language=None, stroke_width=0) -> List[Run]:
+    """Render ``text`` at ``xy`` into positioned coverage masks (one per line)."""
+    feats = tuple(features) if features else None
+    runs = []
+    for line in _split(fnt, xy, text, anchor, spacing, align, direction, feats, language, stroke_width):
+        if not math.isfinite(line.x) or not math.isfinite(line.y):
+            raise ValueError(f"text position must be finite, got {xy!r}")
+        x, y = int(line.x), int(line.y)
+        start = (math.modf(line.x)[0], math.modf(line.y)[0])
+        mask, dx, dy = _render(fnt, line.text, line.anchor, start, stroke_width, direction, feats, language)
+        runs.append(Run(mask, x + dx, y + dy))
+    return runs
+
+
+def bbox(fnt, xy, text, anchor=None, spacing=4, align="left", direction=None, features=None, language=None, stroke_width=0):
+    """(left, top, right, bottom) of ``text`` drawn at ``xy``, as ImageDraw.textbbox."""
+    feats = list(features) if features else None
+    box = None
+    for line in _split(fnt, xy, text, anchor, spacing, align, direction, features, language, stroke_width):
+        l, t, r, b = _bbox(fnt, line.text, line.anchor, direction, feats, language, stroke_width)
+        l, t, r, b = l + line.x, t + line.y, r + line.x, b + line.y
+        box = (l, t, r, b) if box is None else (min(box[0], l), min(box[1], t), max(box[2], r), max(box[3], b))
+    return box if box is not None else (xy[0], xy[1], xy[0], xy[1])
+
+
+def length(fnt, text, direction=None, features=None, language=None) -> float:
+    """Advance width of one line of text, as ImageDraw.textlength."""
+    if "\n" in (text if isinstance(text, str) else text.decode("latin-1")):
+        raise ValueError("can't measure length of multiline text")
+    return _length(fnt, text, direction, list(features) if features else None, language)
