@@ -14,11 +14,21 @@ Every function gives the same pixels as :meth:`PixelFormat.pack` /
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+import functools
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import pixelformat as _pf
 from .pixelformat import PixelFormat, default_palette
+
+try:  # the C kernels; an old build without them falls back to NumPy
+    from ._native import ffi as _ffi, lib as _lib
+
+    _C = hasattr(_lib, "convert_pack")
+except ImportError:  # pragma: no cover - the package is built on install
+    _ffi = _lib = None
+    _C = False
 
 __all__ = ["as_rgb", "blend_mask", "fill", "from_native", "to_native"]
 
@@ -170,7 +180,18 @@ def to_native(src, fmt: PixelFormat, out, *, palette=None, blend: bool = True) -
     pal = _palette_of(fmt, palette)
     if h == 0 or w == 0:
         return
-    if src.shape[2] == 4 and blend:
+    rgba = src.shape[2] == 4
+    spec = _spec(fmt, pal, h * w)
+    if spec is not None and _native_ok(out, fmt):
+        if src.strides[1:] != (src.shape[2], 1):
+            src = np.ascontiguousarray(src)
+        if rgba and blend:
+            rc = _lib.convert_blend(_ptr(src), src.strides[0], _ptr(out), out.strides[0], w, h, spec)
+        else:
+            rc = _lib.convert_pack(_ptr(src), src.strides[0], src.shape[2], _ptr(out), out.strides[0], w, h, spec)
+        _check_rc(rc)
+        return
+    if rgba and blend:
         _blend_np(src[..., :3], src[..., 3], fmt, out, pal)
         return
     out[...] = fmt.pack(src, pal)
@@ -201,6 +222,13 @@ def from_native(native, fmt: PixelFormat, *, palette=None, alpha: bool = False) 
     if native.shape != fmt.array_shape(h, w):
         raise ValueError(f"native must have shape {fmt.array_shape(h, w)} for {fmt.name}, got {native.shape}")
     pal = _palette_of(fmt, palette)
+    spec = _spec(fmt, pal, h * w)
+    if spec is not None and _native_ok(native, fmt):
+        rgb = np.empty((h, w, 4 if alpha else 3), np.uint8)
+        if h and w:
+            _check_rc(_lib.convert_unpack(_ptr(native), native.strides[0], _ptr(rgb), rgb.strides[0],
+                                          rgb.shape[2], w, h, spec))
+        return rgb
     return np.ascontiguousarray(fmt.unpack(native, pal, alpha=alpha))
 
 
@@ -227,9 +255,17 @@ def blend_mask(out, mask, color, fmt: PixelFormat, *, palette=None) -> None:
     pal = _palette_of(fmt, palette)
     if h == 0 or w == 0 or a == 0:
         return
+    exact = fmt.pack_color((r, g, b, 255), pal)
+    spec = _spec(fmt, pal, h * w)
+    if spec is not None and _native_ok(out, fmt):
+        if mask.strides[1] != 1:
+            mask = np.ascontiguousarray(mask)
+        _check_rc(_lib.convert_blend_mask(_ptr(mask), mask.strides[0], _ptr(out), out.strides[0], w, h,
+                                          r, g, b, a, exact, spec))
+        return
     k = (mask.astype(np.uint32) * a + 127) // 255
     rgb = np.broadcast_to(np.array([r, g, b], np.uint8), (h, w, 3))
-    _blend_np(rgb, k.astype(np.uint8), fmt, out, pal, exact=fmt.pack_color((r, g, b, 255), pal))
+    _blend_np(rgb, k.astype(np.uint8), fmt, out, pal, exact=exact)
 
 
 def fill(out, value: int) -> None:
@@ -247,13 +283,105 @@ def fill(out, value: int) -> None:
     if out.dtype == np.uint8 and out.ndim == 3 and out.shape[2] == 3:
         if not 0 <= value < 1 << 24:
             raise ValueError(f"a 24 bpp pixel value must be 0..0xFFFFFF, got {value:#x}")
-        out[...] = np.array([value & 0xFF, value >> 8 & 0xFF, value >> 16], np.uint8)
+        if not out.flags.writeable:
+            raise ValueError("out is read-only")
+        if _C and out.strides[1:] == (3, 1):
+            _check_rc(_lib.convert_fill(_ptr(out), out.strides[0], out.shape[1], out.shape[0], 3, value))
+        else:
+            out[...] = np.array([value & 0xFF, value >> 8 & 0xFF, value >> 16], np.uint8)
         return
     if out.dtype not in (np.uint8, np.dtype("<u2"), np.dtype("<u4")) or out.ndim != 2:
         raise TypeError(f"out must be a native pixel array, got dtype {out.dtype} shape {out.shape}")
-    if not 0 <= value < 1 << (8 * out.dtype.itemsize):
+    size = out.dtype.itemsize
+    if not 0 <= value < 1 << (8 * size):
         raise ValueError(f"pixel value {value:#x} does not fit in {out.dtype}")
-    out[...] = value
+    if not out.flags.writeable:
+        raise ValueError("out is read-only")
+    if _C and out.strides[1] == size and out.strides[0] % size == 0 and _ptr_int(out) % size == 0:
+        _check_rc(_lib.convert_fill(_ptr(out), out.strides[0], out.shape[1], out.shape[0], size, value))
+    else:
+        out[...] = value
+
+
+# -- the C kernels ----------------------------------------------------------------------
+
+_KIND_DIRECT, _KIND_GRAY, _KIND_INDEXED = 0, 1, 2
+
+
+@functools.lru_cache(maxsize=None)
+def _expand_coeffs(bits: int) -> Tuple[int, int]:
+    """(mul, add) with ``(v * mul + add) >> 16`` equal to PixelFormat.unpack's levels."""
+    top = (1 << bits) - 1
+    mul, add = round(255 * 65536 / top), 32768
+    want = _pf._expand_lut(bits)
+    if any((v * mul + add) >> 16 != want[v] for v in range(top + 1)):  # pragma: no cover
+        raise RuntimeError(f"no exact expansion for {bits}-bit levels")
+    return mul, add
+
+
+@functools.lru_cache(maxsize=64)
+def _direct_spec(fmt: PixelFormat):
+    """The C description of a direct-colour or gray format; None if C cannot do it."""
+    f = _ffi.new("convert_format *")
+    f.bpp = fmt.bpp
+    if fmt.gray:
+        f.kind = _KIND_GRAY
+        f.inverted = int(fmt.inverted)
+        f.mul[0], f.add[0] = _expand_coeffs(fmt.bpp)
+        return f
+    fields = (fmt.red, fmt.green, fmt.blue, fmt.transp)
+    if fmt.bpp not in (8, 16, 24, 32) or any(bf.length > 8 for bf in fields):
+        return None  # e.g. 10-bit channels: the NumPy path rounds those
+    f.kind = _KIND_DIRECT
+    for i, bf in enumerate(fields):
+        f.off[i], f.len[i] = bf.offset, bf.length
+        if bf.length:
+            f.mul[i], f.add[i] = _expand_coeffs(bf.length)
+    return f
+
+
+@functools.lru_cache(maxsize=8)
+def _indexed_spec(bpp: int, palette_bytes: bytes):
+    palette = np.frombuffer(palette_bytes, np.uint8)
+    lut = _pf._nearest_lut(palette_bytes)
+    f = _ffi.new("convert_format *")
+    f.bpp, f.kind = bpp, _KIND_INDEXED
+    f.lut = _ffi.from_buffer("uint8_t[]", lut)
+    f.palette = _ffi.from_buffer("uint8_t[]", palette)
+    f.palette_len = len(palette) // 3
+    return f, lut, palette  # the arrays stay alive as long as the struct is cached
+
+
+def _spec(fmt: PixelFormat, palette: Optional[np.ndarray], pixels: int):
+    """The C format description for this call, or None to take the NumPy path."""
+    if not _C:
+        return None
+    if fmt.indexed:
+        if pixels * 3 <= 192:
+            return None  # PixelFormat.pack searches tiny inputs exactly; stay identical
+        return _indexed_spec(fmt.bpp, palette.tobytes())[0]
+    return _direct_spec(fmt)
+
+
+def _ptr_int(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+def _ptr(a: np.ndarray):
+    return _ffi.cast("uint8_t *", _ptr_int(a))
+
+
+def _native_ok(a: np.ndarray, fmt: PixelFormat) -> bool:
+    """True when the kernels can address ``a``: pixels packed along each row, aligned."""
+    if fmt.bpp == 24:
+        return a.strides[1:] == (3, 1)
+    size = a.dtype.itemsize
+    return a.strides[1] == size and a.strides[0] % size == 0 and _ptr_int(a) % size == 0
+
+
+def _check_rc(rc: int) -> None:
+    if rc < 0:  # pragma: no cover - Python validates everything the kernels check
+        raise ValueError(f"pixel kernel refused its arguments (error {-rc})")
 
 
 # -- NumPy reference paths --------------------------------------------------------------
