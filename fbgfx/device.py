@@ -15,7 +15,9 @@ from typing import Any, Dict, Optional, Tuple, Union
 
 import numpy as np
 
+from . import _restore
 from .errors import FramebufferError, ModeError
+from .modes import resolve_mode_args
 from .pixelformat import PixelFormat, default_palette
 from .screeninfo import (
     FB_ACTIVATE_NOW,
@@ -125,6 +127,7 @@ class Framebuffer:
     def restore(self) -> None:
         """Put the device back as it was before fbgfx touched it, keeping it open."""
         saved, self._saved = self._saved, {}
+        _restore.unregister(self)
         if "var" in saved:
             saved.pop("pan", None)  # the original var carries the original pan offsets
         steps = [
@@ -289,6 +292,7 @@ class Framebuffer:
         if (x, y) == (var.xoffset, var.yoffset):
             return
         self._saved.setdefault("pan", (var.xoffset, var.yoffset))
+        _restore.register(self, self.restore)
         new = var.replace(xoffset=x, yoffset=y)
         self._device.pan(new)
         self._var = new
@@ -338,6 +342,7 @@ class Framebuffer:
             return False
         if level:
             self._saved.setdefault("blank", True)
+            _restore.register(self, self.restore)
         else:
             self._saved.pop("blank", None)
         return True
@@ -377,6 +382,7 @@ class Framebuffer:
             raise ValueError(f"entries {start}..{start + len(colors) - 1} are outside the {size}-entry colour map")
         if "cmap" not in self._saved:
             self._saved["cmap"] = self._device.get_cmap(0, size)
+            _restore.register(self, self.restore)
         entries = np.zeros((len(colors), 4), np.uint16)
         entries[:, : colors.shape[1]] = colors.astype(np.uint16) * 257
         self._device.put_cmap(start, entries)
@@ -397,7 +403,9 @@ class Framebuffer:
         fbdev emulation accepts some modes it does not show) counts as a refusal.
 
         Args:
-            width, height: Visible resolution; default: unchanged.
+            width, height: Visible resolution; default: unchanged. ``width`` may also be
+                a mode string such as ``"800x600-16"`` or ``"800x600-32@1200"`` (see
+                :func:`fbgfx.modes.parse_mode`) or a :class:`fbgfx.modes.Mode`.
             bpp: Bits per pixel; default: unchanged. The driver picks the layout.
             virtual_width, virtual_height: Virtual resolution; default: the current one
                 when the resolution is unchanged, else the visible size.
@@ -408,6 +416,7 @@ class Framebuffer:
             ValueError: A size or depth that is not a positive integer.
         """
         self._check_open()
+        width, height, bpp, virtual_width, virtual_height = resolve_mode_args(width, height, bpp, virtual_width, virtual_height)
         cur = self._var
         asked = _mode_request(cur, width, height, bpp, virtual_width, virtual_height)
         want = cur.replace(xoffset=0, yoffset=0, **asked)
@@ -418,6 +427,7 @@ class Framebuffer:
         describe = _describe_mode(asked)
         self._put_test(want, asked)
         original = self._device.get_var()
+        _restore.register(self, self.restore)
         try:
             self._device.put_var(want.replace(activate=FB_ACTIVATE_NOW))
             got = self._device.get_var()
@@ -454,6 +464,7 @@ class Framebuffer:
             ValueError: A size or depth that is not a positive integer.
         """
         self._check_open()
+        width, height, bpp, virtual_width, virtual_height = resolve_mode_args(width, height, bpp, virtual_width, virtual_height)
         cur = self._var
         asked = _mode_request(cur, width, height, bpp, virtual_width, virtual_height)
         want = cur.replace(xoffset=0, yoffset=0, **asked)
@@ -467,6 +478,17 @@ class Framebuffer:
         """Keep the current mode after :meth:`close` instead of restoring the original one."""
         self._saved.pop("var", None)
         self._saved.pop("pan", None)
+
+    def modes(self) -> list:
+        """The modes the system lists for this device (:class:`fbgfx.modes.Mode`).
+
+        From ``/sys/class/graphics/fbN/modes`` and ``/etc/fb.modes`` for a kernel
+        device, from its own list for a virtual one. A driver may take modes that are
+        not listed (and refuse listed ones): :meth:`test_mode` asks it.
+        """
+        from .modes import list_modes
+
+        return list_modes(self.path, getattr(self._device, "mode_list", None))
 
     def screen(self, buffering: str = "auto", **options: Any):
         """A :class:`fbgfx.Screen` for double-buffered drawing on this device."""

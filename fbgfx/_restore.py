@@ -1,0 +1,158 @@
+"""Put the screen back on every way out of the process.
+
+Whatever fbgfx changes on a device (mode, virtual size, pan offset, colour map, the
+console's KD mode) registers a restore callback here while the change is in force.
+The callbacks run, newest first:
+
+- at interpreter exit (``atexit``), for anything the program did not close;
+- on ``SIGINT``, ``SIGTERM`` and ``SIGHUP`` when the process would die of them:
+  the signal's default action then still happens afterwards, so the exit status is
+  the one the signal gives (``-SIGTERM``) and Ctrl-C still raises
+  :class:`KeyboardInterrupt`.
+
+Handlers the application installed before fbgfx are chained, not replaced: such a
+handler is called and decides. If it exits or raises, ``with`` blocks and ``atexit``
+restore the screen; if it returns, the program carries on with its screen intact.
+A signal the application ignores (``SIG_IGN``, e.g. under ``nohup``) stays ignored.
+Signal handlers can only be set from the main thread; elsewhere only ``atexit``
+applies. A forked child does not restore its parent's devices.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import threading
+import warnings
+from typing import Any, Callable, Dict, List, Tuple
+
+__all__ = ["SIGNALS", "register", "registered", "restore_all", "unregister"]
+
+#: The signals on which registered devices are restored before the process dies.
+SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+_lock = threading.RLock()
+# id(owner) -> (owner, callback), oldest first; owners are held so that an unclosed
+# device is still restored at exit.
+_entries: Dict[int, Tuple[Any, Callable[[], None]]] = {}
+_previous: Dict[int, Any] = {}
+_pid = os.getpid()
+_atexit_done = False
+
+
+def register(owner: Any, restore: Callable[[], None]) -> None:
+    """Run ``restore()`` if the process ends while ``owner`` is registered.
+
+    Registering an owner again keeps its first place in the order.
+    """
+    global _atexit_done
+    with _lock:
+        if id(owner) in _entries:
+            return
+        _entries[id(owner)] = (owner, restore)
+        if not _atexit_done:
+            atexit.register(_at_exit)
+            _atexit_done = True
+        if len(_entries) == 1:
+            _install()
+
+
+def unregister(owner: Any) -> None:
+    """Forget ``owner`` (it was closed and restored); a no-op when not registered."""
+    with _lock:
+        if _entries.pop(id(owner), None) is not None and not _entries:
+            _uninstall()
+
+
+def registered() -> List[Any]:
+    """The owners that would be restored now, oldest first."""
+    with _lock:
+        return [owner for owner, _ in _entries.values()]
+
+
+def restore_all() -> None:
+    """Run every registered restore callback, newest first, and forget them.
+
+    A callback that fails is reported as a warning and the others still run.
+    """
+    if os.getpid() != _pid:
+        return
+    # A callback may register again (restoring a palette is a change too): go round
+    # until nothing is left, a few times at most.
+    for _ in range(4):
+        with _lock:
+            if not _entries:
+                break
+            batch = list(_entries.values())[::-1]
+            _entries.clear()
+        for owner, callback in batch:
+            try:
+                callback()
+            except Exception as e:  # a failing device must not stop the others
+                warnings.warn(f"fbgfx: restoring {owner!r} failed: {e}", RuntimeWarning, stacklevel=2)
+    with _lock:
+        if not _entries:
+            _uninstall()
+
+
+# -- signals ------------------------------------------------------------------------------
+
+
+def _handle(signum: int, frame: Any) -> None:
+    previous = _previous.get(signum, signal.SIG_DFL)
+    if callable(previous) and previous is not signal.default_int_handler:
+        # The application's handler decides whether (and how) the process ends.
+        previous(signum, frame)
+        return
+    restore_all()
+    if previous is signal.default_int_handler:
+        raise KeyboardInterrupt
+    # The default action: die of the signal, so the parent sees the right status.
+    try:
+        signal.signal(signum, signal.SIG_DFL)
+    except ValueError:  # pragma: no cover - handlers always run in the main thread
+        pass
+    signal.raise_signal(signum)
+
+
+def _install() -> None:
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in SIGNALS:
+        current = signal.getsignal(signum)
+        if current is _handle:
+            continue
+        if current in (signal.SIG_IGN, None):
+            continue  # ignored on purpose, or owned by C code we cannot chain
+        try:
+            signal.signal(signum, _handle)
+        except (ValueError, OSError):
+            continue
+        _previous[signum] = current
+
+
+def _uninstall() -> None:
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum, previous in list(_previous.items()):
+        try:
+            if signal.getsignal(signum) is _handle:
+                signal.signal(signum, previous)
+        except (ValueError, OSError):  # pragma: no cover
+            continue
+        del _previous[signum]
+
+
+def _at_exit() -> None:
+    restore_all()
+
+
+def _forget_in_child() -> None:
+    global _pid
+    _pid = os.getpid()
+    _entries.clear()  # the parent's devices are the parent's to restore
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
