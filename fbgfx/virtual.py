@@ -64,6 +64,8 @@ class VirtualDevice:
         can_blank: Whether ``FBIOBLANK`` works.
         file: Back video memory with this file, so another process can view or grab it.
         id: The driver name in ``fix.id``.
+        mode_list: The modes :meth:`Framebuffer.modes` lists, as mode strings (a list,
+            or one string separated by commas); default: the starting mode.
     """
 
     def __init__(
@@ -83,6 +85,7 @@ class VirtualDevice:
         can_blank: bool = False,
         file: Optional[str] = None,
         id: str = "fbgfx virtual",
+        mode_list: Any = None,
     ) -> None:
         fmt = format if isinstance(format, PixelFormat) else PixelFormat.from_name(str(format))
         for name, value in (("width", width), ("height", height), ("stride_align", stride_align)):
@@ -99,6 +102,9 @@ class VirtualDevice:
         self.can_blank = can_blank
         self.blanked = 0
         self.id = id
+        if isinstance(mode_list, str):
+            mode_list = [m for m in mode_list.split(",") if m]
+        self.mode_list = list(mode_list) if mode_list else [f"{width}x{height}-{fmt.bpp}"]
         var = _var_for(width, height, virtual_width or width, virtual_height or height, fmt)
         self.format = fmt
         line = self._line_length(var)
@@ -263,10 +269,11 @@ class VirtualFramebuffer(Framebuffer):
 
 _OPTION_TYPES = {
     "virtual_width": int, "virtual_height": int, "memory": int, "stride_align": int, "line_length": int,
-    "can_pan": bool, "can_vsync": bool, "can_blank": bool, "modes": str, "file": str, "id": str,
+    "can_pan": bool, "can_vsync": bool, "can_blank": bool, "modes": str, "file": str, "id": str, "mode_list": str,
 }
 _OPTION_ALIASES = {"vw": "virtual_width", "vh": "virtual_height", "stride": "line_length", "align": "stride_align",
-                   "pan": "can_pan", "vsync": "can_vsync", "blank": "can_blank"}
+                   "pan": "can_pan", "vsync": "can_vsync", "blank": "can_blank",
+                   "modelist": "mode_list"}
 
 
 def parse_spec(spec: str):
