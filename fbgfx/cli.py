@@ -852,7 +852,7 @@ class _Demo:
         self.screen, self.w, self.h = screen, width, height
         k = min(width / 800, height / 480)
         self.k = k
-        self.fonts = {size: fbgfx.font(size=max(8, round(size * k))) for size in (14, 18, 26)}
+        self.fonts = {size: fbgfx.font(size=max(8, round(size * k))) for size in (14, 18, 26, 48)}
         pad = round(10 * k)
         top = round(44 * k)
         foot = round(30 * k)
@@ -866,7 +866,7 @@ class _Demo:
         x0, y0, x1, y1 = self.panels["image"]
         self.iterations = _mandelbrot(max(1, x1 - x0 - 2 * pad), max(1, y1 - y0 - round(30 * k) - pad))
         self.sprites = [_disc(round(46 * k), color) for color in ((255, 60, 60), (60, 255, 90), (70, 120, 255))]
-        self.ball = [0.3, 0.4, 0.37, 0.29]  # x, y (fractions of the panel), velocity per second
+        self.ball = [0.35, 0.3, 0.55, 0.42]  # x, y (fractions of the panel), velocity per second
         self.frames = 0
 
     def draw(self, s, t: float, dt: float, fps: float) -> None:
@@ -884,7 +884,7 @@ class _Demo:
         self._primitives(s, t)
         self._image(s, t)
         self._alpha(s, t)
-        self._buffers(s, dt)
+        self._buffers(s, t, dt)
         s.text((round(12 * k), h - round(15 * k)),
                f"{fps:5.1f} fps   frame {self.frames}   {t:4.1f} s", fill=(255, 230, 120), font=f18, anchor="lm")
         s.text((w - round(12 * k), h - round(15 * k)), "python -m fbgfx demo", fill=(120, 130, 160),
@@ -922,9 +922,14 @@ class _Demo:
         x0, y0, x1, y1 = self.panels["image"]
         k = self.k
         n = self.iterations
-        # Cycle the colours through the escape counts: the picture moves at no cost.
-        phase = (n * 0.08 + t * 1.2)[..., None]
-        rgb = (127.5 + 127.5 * np.sin(phase + np.array([0.0, 2.1, 4.2]))).astype(np.uint8)
+        # A smooth blue-to-gold palette, cycled through the escape counts over time:
+        # the picture moves at no cost.
+        u = (np.sqrt(n / n.max()) + t * 0.08) % 1.0
+        v = 1.0 - u
+        rgb = np.empty(n.shape + (3,), np.uint8)
+        rgb[..., 0] = np.clip(9.0 * v * u ** 3 * 255, 0, 255)
+        rgb[..., 1] = np.clip(15.0 * v * v * u * u * 255, 0, 255)
+        rgb[..., 2] = np.clip(8.5 * v ** 3 * u * 255 + 40 * v, 0, 255)
         rgb[n == n.max()] = 0
         s.blit(rgb, (x0 + round(10 * k), y0 + round(28 * k)))
         s.text((x1 - round(8 * k), y0 + round(6 * k)), "numpy mandelbrot, blit", fill=(150, 170, 230),
@@ -936,6 +941,7 @@ class _Demo:
         x0, y0, x1, y1 = self.panels["alpha"]
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2 + 8 * self.k
         rr = min(x1 - x0, y1 - y0) * 0.16
+        s.text((cx, cy), "alpha", fill=(235, 235, 245), font=self.fonts[48], anchor="mm")
         for i, sprite in enumerate(self.sprites):
             a = t * 0.9 + i * 2 * math.pi / 3
             px = cx + rr * math.cos(a) - sprite.width / 2
@@ -944,9 +950,17 @@ class _Demo:
         s.text((x1 - round(8 * self.k), y0 + round(6 * self.k)), "RGBA sprites blended", fill=(150, 170, 230),
                font=self.fonts[14], anchor="ra")
 
-    def _buffers(self, s, dt: float) -> None:
+    def _buffers(self, s, t: float, dt: float) -> None:
         x0, y0, x1, y1 = self.panels["buffers"]
         k = self.k
+        inner = (x0 + round(10 * k), y0 + round(28 * k), x1 - round(10 * k), y1 - round(10 * k))
+        # A scrolling waveform: a new curve every frame, never a half-drawn one.
+        mid, amp = (inner[1] + inner[3]) / 2, (inner[3] - inner[1]) * 0.3
+        xs = np.linspace(inner[0], inner[2], 120)
+        for phase, color in ((0.0, (70, 110, 200)), (1.7, (200, 90, 160))):
+            ys = mid + amp * np.sin(xs / (40 * k) - t * 3 + phase) * np.cos(xs / (170 * k) + t * 0.7)
+            s.line(list(zip(xs.tolist(), ys.tolist())), fill=color, width=max(1, round(2 * k)))
+        # A bouncing ball with a fading trail.
         b = self.ball
         b[0] += b[2] * dt
         b[1] += b[3] * dt
@@ -954,18 +968,19 @@ class _Demo:
             if not 0.0 <= b[i] <= 1.0:
                 b[i] = min(max(b[i], 0.0), 1.0)
                 b[i + 2] = -b[i + 2]
-        radius = round(18 * k)
-        inner = (x0 + radius + 4, y0 + round(28 * k) + radius, x1 - radius - 4, y1 - radius - 4)
-        bx = inner[0] + b[0] * (inner[2] - inner[0])
-        by = inner[1] + b[1] * (inner[3] - inner[1])
-        for i in range(6):  # a fading trail shows that each frame is drawn whole
-            gx = bx - b[2] * (inner[2] - inner[0]) * 0.04 * i
-            gy = by - b[3] * (inner[3] - inner[1]) * 0.04 * i
-            level = 200 - 30 * i
-            s.ellipse((gx - radius, gy - radius, gx + radius, gy + radius), fill=(level // 3, level // 2, level))
-        s.ellipse((bx - radius, by - radius, bx + radius, by + radius), fill=(250, 250, 255), outline=(90, 160, 255),
-                  width=max(1, round(3 * k)))
-        s.text((x1 - round(8 * k), y0 + round(6 * k)), "double buffering, no tearing", fill=(150, 170, 230),
+        radius = round(16 * k)
+        lo_x, hi_x = inner[0] + radius, inner[2] - radius
+        lo_y, hi_y = inner[1] + radius, inner[3] - radius
+        for i in range(5, -1, -1):
+            gx = min(max(lo_x + (b[0] - b[2] * 0.05 * i) * (hi_x - lo_x), lo_x), hi_x)
+            gy = min(max(lo_y + (b[1] - b[3] * 0.05 * i) * (hi_y - lo_y), lo_y), hi_y)
+            level = 1.0 - i / 6
+            color = (round(250 * level), round(250 * level), 255) if i == 0 else (
+                round(40 + 80 * level), round(60 + 100 * level), round(120 + 120 * level))
+            s.ellipse((gx - radius, gy - radius, gx + radius, gy + radius), fill=color,
+                      outline=(90, 160, 255) if i == 0 else None, width=max(1, round(3 * k)))
+        label = "page flips" if getattr(self.screen, "buffering", "") == "flip" else "double buffering"
+        s.text((x1 - round(8 * k), y0 + round(6 * k)), f"{label}: no tearing", fill=(150, 170, 230),
                font=self.fonts[14], anchor="ra")
 
     _format = ""
