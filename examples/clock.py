@@ -26,13 +26,20 @@ def main() -> None:
         screen = fb.screen()
         try:
             w, h = fb.width, fb.height
-            font = fbgfx.font(size=h // 3)
+            size = h // 3
+            while True:  # the biggest digits for which HH:MM:SS fits in 90% of the width
+                font = fbgfx.font(size=size)
+                digit_w = max(font.getbbox(c)[2] for c in "0123456789") + size // 12
+                colon_w = font.getbbox(":")[2] + size // 6
+                if 6 * digit_w + 2 * colon_w <= w * 0.9 or size <= 8:
+                    break
+                size = size * 9 // 10
             small = fbgfx.font(size=max(12, h // 18))
-            # One cell per character, as wide as the widest digit, so nothing moves.
-            cell_w = max(font.getbbox(c)[2] for c in "0123456789") + h // 40
-            cells = [x * cell_w for x in range(8)]
-            left = (w - 8 * cell_w) // 2
-            top, bottom = h // 2 - h // 5, h // 2 + h // 5
+            # One fixed cell per character, as wide as the widest digit, so nothing moves.
+            widths = [digit_w, digit_w, colon_w, digit_w, digit_w, colon_w, digit_w, digit_w]
+            left = (w - sum(widths)) // 2
+            cells = [left + sum(widths[:i]) for i in range(8)]
+            top, bottom = h // 2 - size * 2 // 3, h // 2 + size * 2 // 3
 
             shown = " " * 8
             end = None if args.seconds is None else time.monotonic() + args.seconds
@@ -50,7 +57,7 @@ def main() -> None:
                     for i, (old, new) in enumerate(zip(shown, text)):
                         if old == new:
                             continue  # untouched cells cost nothing to flip
-                        x = left + cells[i]
+                        x, cell_w = cells[i], widths[i]
                         s.rectangle((x, top, x + cell_w - 1, bottom), fill=background)
                         s.text((x + cell_w // 2, h // 2), new, fill=ink, font=font, anchor="mm")
                         updates += 1
