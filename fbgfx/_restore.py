@@ -41,14 +41,18 @@ _pid = os.getpid()
 _atexit_done = False
 
 
-def register(owner: Any, restore: Callable[[], None]) -> None:
+def register(owner: Any, restore: Callable[[], None], *, newest: bool = False) -> None:
     """Run ``restore()`` if the process ends while ``owner`` is registered.
 
-    Registering an owner again keeps its first place in the order.
+    Registering an owner again keeps its place in the order unless ``newest`` moves
+    it to the end (restored first): a Screen does so once set up, so that it is
+    closed before the framebuffer whose changes it made is restored.
     """
     global _atexit_done
     with _lock:
         if id(owner) in _entries:
+            if newest:
+                _entries[id(owner)] = _entries.pop(id(owner))
             return
         _entries[id(owner)] = (owner, restore)
         if not _atexit_done:

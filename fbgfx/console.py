@@ -88,7 +88,7 @@ def _is_vt_fd(fd: int) -> bool:
     return stat.S_ISCHR(st.st_mode) and os.major(st.st_rdev) == TTY_MAJOR and os.minor(st.st_rdev) < 64
 
 
-def _candidates(stdin_fd: Optional[int], active_path: str):
+def _candidates(stdin_fd: Optional[int], active_path: str, fallback: Optional[str]):
     """Where the framebuffer console may be, best first."""
     if stdin_fd is not None and _is_vt_fd(stdin_fd):
         # Our own terminal: KDSETMODE on it needs no privilege.
@@ -100,10 +100,13 @@ def _candidates(stdin_fd: Optional[int], active_path: str):
             yield f"/dev/{active}", None
     except OSError:
         pass
-    yield "/dev/tty0", None
+    if fallback:
+        yield fallback, None
 
 
-def find_vt(stdin: Any = None, active_path: str = SYSFS_ACTIVE_VT) -> Optional[VirtualTerminal]:
+def find_vt(
+    stdin: Any = None, active_path: str = SYSFS_ACTIVE_VT, fallback: Optional[str] = "/dev/tty0"
+) -> Optional[VirtualTerminal]:
     """Open the VT the framebuffer console is showing, or None when there is none.
 
     Tries standard input when it is a VT, then the active VT named in
@@ -113,6 +116,7 @@ def find_vt(stdin: Any = None, active_path: str = SYSFS_ACTIVE_VT) -> Optional[V
     Args:
         stdin: A file (or fd) to try first; default ``sys.stdin``.
         active_path: Where sysfs names the active VT.
+        fallback: The last path to try (``/dev/tty0``, "the current VT"), or None.
     """
     if stdin is None:
         stdin = sys.stdin
@@ -120,7 +124,7 @@ def find_vt(stdin: Any = None, active_path: str = SYSFS_ACTIVE_VT) -> Optional[V
         stdin_fd = stdin if isinstance(stdin, int) else stdin.fileno()
     except (AttributeError, OSError, ValueError):
         stdin_fd = None
-    for path, fd in _candidates(stdin_fd, active_path):
+    for path, fd in _candidates(stdin_fd, active_path, fallback):
         try:
             if fd is not None:
                 fd = os.dup(fd)

@@ -225,6 +225,7 @@ class Screen:
         except BaseException:
             self.close()
             raise
+        _restore.register(self, self.close, newest=True)  # closed before fb is restored
 
     # -- set-up and tear-down ----------------------------------------------------------------
 
