@@ -152,10 +152,11 @@ class Surface:
         elif fmt.indexed:
             palette = default_palette(fmt.bpp)
         self.palette = palette
-        self.on_draw: Optional[Callable[[int, int, int, int], None]] = None
         self._parent = parent
         self._offset = offset
         self._inks: dict = {}
+        self._fast: dict = {}  # colour -> packed value, for opaque colours only
+        self.on_draw = None
         t = ffi.new("draw_target *")
         t.data = ffi.cast("uint8_t *", array.__array_interface__["data"][0])
         t.stride = array.strides[0] if self.height > 1 else 0
@@ -163,6 +164,20 @@ class Surface:
         self._t = t
         self._bpp = t.bpp
         self.reset_clip()
+
+    @property
+    def on_draw(self) -> Optional[Callable[[int, int, int, int], None]]:
+        """Called as ``on_draw(x0, y0, x1, y1)`` (exclusive end, clipped) after every
+        drawing call that changed pixels; None to stop."""
+        return self._on_draw
+
+    @on_draw.setter
+    def on_draw(self, fn) -> None:
+        if fn is not None and not callable(fn):
+            raise TypeError("on_draw must be callable or None")
+        self._on_draw = fn
+        # Nobody listening: the fast paths skip bounding-box bookkeeping.
+        self._quiet = fn is None and self._parent is None
 
     # -- geometry --------------------------------------------------------------------
 
@@ -226,7 +241,10 @@ class Surface:
             ink = resolve(color, self.format, self.palette)
             if len(self._inks) > 256:
                 self._inks.clear()
+                self._fast.clear()
             self._inks[color] = ink
+            if ink.mode == OPAQUE:
+                self._fast[color] = ink.value
             return ink
         except TypeError:  # unhashable (a list)
             return resolve(color, self.format, self.palette)
@@ -236,8 +254,8 @@ class Surface:
         return self.on_draw is not None or self._parent is not None
 
     def _notify(self, x0: int, y0: int, x1: int, y1: int) -> None:
-        if self.on_draw is not None:
-            self.on_draw(x0, y0, x1, y1)
+        if self._on_draw is not None:
+            self._on_draw(x0, y0, x1, y1)
         if self._parent is not None:
             ox, oy = self._offset
             self._parent._notify(x0 + ox, y0 + oy, x1 + ox, y1 + oy)
@@ -248,7 +266,7 @@ class Surface:
         if mode == OPAQUE:
             t = self._t
             t.color = ink.value
-            if self.on_draw is None and self._parent is None:
+            if self._quiet:
                 rc = fn(t, *args)
                 if rc < 0:
                     _fail(rc, fn.__name__)
@@ -331,6 +349,13 @@ class Surface:
 
     def point(self, xy, fill=None) -> None:
         """Draw one or more single pixels (``ImageDraw.point``)."""
+        if self._quiet:
+            try:
+                x, y = xy
+                if lib.draw_point_c(self._t, self._fast[fill], x, y) >= 0:
+                    return
+            except (KeyError, TypeError, ValueError):
+                pass
         ink = self._ink(_WHITE if fill is None else fill)
         if len(xy) == 2 and type(xy[0]) in _NUM:
             self._run(ink, lib.draw_point, xy[0], xy[1])
@@ -348,17 +373,15 @@ class Surface:
             joint: ``"curve"`` rounds the joints of wide lines, as Pillow does.
             antialias: Smooth edges (1-pixel lines only; wider lines are drawn as is).
         """
-        ink = self._inks.get(fill) if type(fill) is not list else None
-        if ink is None:
-            ink = self._ink(_WHITE if fill is None else fill)
-        if width == 1 and not antialias and ink.mode == OPAQUE and self.on_draw is None and self._parent is None:
-            # fast path: one segment, opaque, nobody listening
-            if len(xy) == 4 and type(xy[0]) in _NUM:
-                t = self._t
-                t.color = ink.value
-                if lib.draw_line(t, xy[0], xy[1], xy[2], xy[3], 1) < 0:
-                    _fail(-22, "line")
-                return
+        if self._quiet and width == 1 and not antialias:
+            # fast path: one opaque segment, nobody listening
+            try:
+                x0, y0, x1, y1 = xy
+                if lib.draw_line_c(self._t, self._fast[fill], x0, y0, x1, y1) >= 0:
+                    return
+            except (KeyError, TypeError, ValueError):
+                pass
+        ink = self._ink(_WHITE if fill is None else fill)
         if width != 1:
             width = _check_width(width)
             if width == 0:
@@ -434,15 +457,13 @@ class Surface:
 
     def rectangle(self, xy, fill=None, outline=None, width=1) -> None:
         """Draw a rectangle with inclusive corners (``ImageDraw.rectangle``)."""
-        if outline is None and fill is not None and (type(fill) is not list):
-            ink = self._inks.get(fill)
-            if ink is not None and ink.mode == OPAQUE and self.on_draw is None and self._parent is None:
-                if len(xy) == 4 and type(xy[0]) in _NUM:
-                    t = self._t
-                    t.color = ink.value
-                    if lib.draw_rect(t, xy[0], xy[1], xy[2], xy[3], 1, 1) < 0:
-                        _fail(-22, "rectangle")
+        if outline is None and self._quiet:
+            try:
+                x0, y0, x1, y1 = xy
+                if lib.draw_rect_c(self._t, self._fast[fill], x0, y0, x1, y1) >= 0:
                     return
+            except (KeyError, TypeError, ValueError):
+                pass
         b = _box(xy)
         fill_ink, ink = self._outline_ink(fill, outline)
         if fill_ink is not None:
@@ -547,6 +568,13 @@ class Surface:
 
     def ellipse(self, xy, fill=None, outline=None, width=1) -> None:
         """Draw an ellipse inside a bounding box (``ImageDraw.ellipse``)."""
+        if outline is None and self._quiet:
+            try:
+                x0, y0, x1, y1 = xy
+                if lib.draw_ellipse_c(self._t, self._fast[fill], x0, y0, x1, y1) >= 0:
+                    return
+            except (KeyError, TypeError, ValueError):
+                pass
         b = _box(xy)
         fill_ink, ink = self._outline_ink(fill, outline)
         if fill_ink is not None:
@@ -556,20 +584,15 @@ class Surface:
 
     def circle(self, xy, radius, fill=None, outline=None, width=1) -> None:
         """Draw a circle given its centre and radius (``ImageDraw.circle``)."""
-        if fill is not None and outline is None and type(fill) is not list:
-            ink = self._inks.get(fill)
-            if ink is not None and ink.mode == OPAQUE and self.on_draw is None and self._parent is None:
+        if outline is None and self._quiet:
+            try:
                 x, y = xy
-                if lib.draw_ellipse(self._set_color(ink), x - radius, y - radius, x + radius, y + radius, 1, 0) < 0:
-                    _fail(-22, "circle")
-                return
+                if lib.draw_ellipse_c(self._t, self._fast[fill], x - radius, y - radius, x + radius, y + radius) >= 0:
+                    return
+            except (KeyError, TypeError, ValueError):
+                pass
         x, y = xy
         self.ellipse((x - radius, y - radius, x + radius, y + radius), fill, outline, width)
-
-    def _set_color(self, ink: Ink):
-        t = self._t
-        t.color = ink.value
-        return t
 
     def arc(self, xy, start, end, fill=None, width=1) -> None:
         """Draw an arc of the ellipse in ``xy`` from ``start`` to ``end`` degrees (``ImageDraw.arc``)."""
@@ -651,20 +674,24 @@ class Surface:
         ink = self._ink(_WHITE if fill is None else fill)
         self._paint_mask(mask, int(f[0]), int(f[1]), ink)
 
-    def _paint_mask(self, mask: np.ndarray, x: int, y: int, ink: Ink) -> None:
+    def _paint_mask(self, mask: np.ndarray, x: int, y: int, ink: Ink, check_empty: bool = True) -> None:
         """Blend ``ink`` through coverage ``mask`` placed with its top-left at (x, y)."""
         if ink.mode == SKIP:
             return
         cx0, cy0, cx1, cy1 = self._cbox
         h, w = mask.shape
-        x0, y0, x1, y1 = max(x, cx0), max(y, cy0), min(x + w, cx1), min(y + h, cy1)
+        x0 = x if x > cx0 else cx0
+        y0 = y if y > cy0 else cy0
+        x1 = x + w if x + w < cx1 else cx1
+        y1 = y + h if y + h < cy1 else cy1
         if x0 >= x1 or y0 >= y1:
             return
         sub = mask[y0 - y : y1 - y, x0 - x : x1 - x]
-        if not sub.any():
+        if check_empty and not sub.any():
             return
-        convert.blend_mask(self.array[y0:y1, x0:x1], np.ascontiguousarray(sub), ink.rgba, self.format, palette=self.palette)
-        self._notify(x0, y0, x1, y1)
+        convert.blend_mask(self.array[y0:y1, x0:x1], sub, ink.rgba, self.format, palette=self.palette)
+        if not self._quiet:
+            self._notify(x0, y0, x1, y1)
 
     # -- batch forms ---------------------------------------------------------------------
 
@@ -769,11 +796,12 @@ class Surface:
         if stroke_width:
             stroke_ink = ink if stroke_fill is None else self._ink(stroke_fill)
             for run in _text.layout(fnt, (x, y), text, anchor, spacing, align, direction, features, language, stroke_width):
-                self._paint_mask(run.mask, run.x, run.y, stroke_ink)
+                self._paint_mask(run.mask, run.x, run.y, stroke_ink, not self._quiet)
             if stroke_ink == ink:
                 return
         for run in _text.layout(fnt, (x, y), text, anchor, spacing, align, direction, features, language):
-            self._paint_mask(run.mask, run.x, run.y, ink)
+            # cached runs are known to have ink; only a clipped part may be empty
+            self._paint_mask(run.mask, run.x, run.y, ink, not self._quiet)
 
     def multiline_text(self, xy, text, fill=None, font=None, anchor=None, spacing=4, align="left", direction=None,
                        features=None, language=None, stroke_width=0, stroke_fill=None, embedded_color=False, *,

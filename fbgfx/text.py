@@ -127,7 +127,10 @@ def _render(fnt, text, anchor, start, stroke_width, direction, features, languag
         except TypeError:
             core = fnt.getmask(text)
         dx = dy = 0
-    hit = (_to_array(core), int(dx), int(dy))
+    mask = _to_array(core)
+    if not mask.any():
+        mask = mask[:0, :0]  # nothing to draw (spaces, empty string)
+    hit = (mask, int(dx), int(dy))
     hit[0].setflags(write=False)
     _runs[key] = hit
     if len(_runs) > _CACHE_SIZE:
@@ -219,7 +222,8 @@ def layout(fnt, xy, text, anchor=None, spacing=4, align="left", direction=None, 
         x, y = int(line.x), int(line.y)
         start = (math.modf(line.x)[0], math.modf(line.y)[0])
         mask, dx, dy = _render(fnt, line.text, line.anchor, start, stroke_width, direction, feats, language)
-        runs.append(Run(mask, x + dx, y + dy))
+        if mask.size:
+            runs.append(Run(mask, x + dx, y + dy))
     return runs
 
 

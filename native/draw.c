@@ -1013,4 +1013,26 @@ FBGFX_HOT int draw_mask(draw_target *t, const uint8_t *mask, ptrdiff_t mstride, 
     return (int)(n > INT32_MAX ? INT32_MAX : n);
 }
 
+/* -- one-call fast paths: the colour comes as an argument (no struct write from Python) */
+
+int draw_point_c(draw_target *t, uint32_t color, double x, double y) {
+    t->color = color;
+    return draw_point(t, x, y);
+}
+
+int draw_line_c(draw_target *t, uint32_t color, double x0, double y0, double x1, double y1) {
+    t->color = color;
+    return draw_line(t, x0, y0, x1, y1, 1);
+}
+
+int draw_rect_c(draw_target *t, uint32_t color, double x0, double y0, double x1, double y1) {
+    t->color = color;
+    return draw_rect(t, x0, y0, x1, y1, 1, 1);
+}
+
+int draw_ellipse_c(draw_target *t, uint32_t color, double x0, double y0, double x1, double y1) {
+    t->color = color;
+    return draw_ellipse(t, x0, y0, x1, y1, 1, 0);
+}
+
 #pragma GCC pop_options

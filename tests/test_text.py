@@ -1,0 +1,135 @@
+"""Text on a Surface against Pillow's ImageDraw.text, fonts and text metrics."""
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+import fbgfx
+from fbgfx import Surface
+
+W, H = 160, 80
+TOL = 2  # blending rounding: Pillow and fbgfx may differ by this much per channel
+
+
+def compare(call, fmt="XRGB8888", background=(0, 0, 0)):
+    s = Surface(W, H, fmt)
+    s.clear(background)
+    im = Image.new("RGB", (W, H), background)
+    call(s)
+    call(ImageDraw.Draw(im))
+    a = np.asarray(s.to_image()).astype(int)
+    b = np.asarray(im).astype(int)
+    diff = np.abs(a - b).max()
+    assert diff <= TOL, f"text differs from Pillow by {diff}"
+    assert (b != np.array(background)).any(), "the text drew nothing"
+    return a
+
+
+@pytest.fixture(scope="module")
+def ttf_path(tmp_path_factory):
+    """Pillow's built-in scalable font written out as a .ttf file."""
+    path = tmp_path_factory.mktemp("fonts") / "default.ttf"
+    path.write_bytes(ImageFont.load_default().font_bytes)
+    return path
+
+
+def test_default_font_exists_and_scales():
+    """fbgfx.font() with no path gives a scalable font of the asked size."""
+    small, big = fbgfx.font(size=10), fbgfx.font(size=40)
+    assert isinstance(big, ImageFont.FreeTypeFont)
+    assert big.getbbox("Hello")[3] > 2 * small.getbbox("Hello")[3]
+
+
+def test_default_text_matches_pillow():
+    """Text in the default font matches ImageDraw.text within antialiasing tolerance."""
+    compare(lambda d: d.text((5, 5), "Hello, World", fill=(255, 255, 255)))
+    compare(lambda d: d.text((10.5, 20.25), "Hello", fill=(250, 120, 30)), background=(20, 40, 200))
+
+
+def test_truetype_file_matches_pillow(ttf_path):
+    """A TrueType font loaded from a file, at several sizes and anchors."""
+    for size in (12, 24, 37):
+        f = fbgfx.font(ttf_path, size)
+        for anchor in (None, "mm", "rs", "ld"):
+            compare(lambda d: d.text((80, 40), "Ag fbgfx!", fill=(0, 255, 128), font=f, anchor=anchor))
+
+
+def test_bitmap_font_matches_pillow():
+    """Pillow's bitmap (non-FreeType) font draws the same pixels."""
+    f = ImageFont.load_default_imagefont()
+    compare(lambda d: d.text((3, 4), "Bitmap 123", fill=(255, 255, 0), font=f))
+
+
+def test_multiline_alignment_and_spacing_match_pillow(ttf_path):
+    """multiline_text with align and spacing places lines as Pillow does."""
+    f = fbgfx.font(ttf_path, 14)
+    for align in ("left", "center", "right"):
+        compare(lambda d: d.multiline_text((80, 10), "one\nthree three\ntwo", fill=(255, 255, 255), font=f,
+                                           anchor="ma", align=align, spacing=6))
+    compare(lambda d: d.text((5, 5), "a\nbb", fill=(255, 255, 255), font=f))
+
+
+def test_stroked_text_matches_pillow(ttf_path):
+    """stroke_width / stroke_fill outline the glyphs as Pillow does."""
+    f = fbgfx.font(ttf_path, 24)
+    compare(lambda d: d.text((10, 10), "Stroke", fill=(255, 255, 255), font=f, stroke_width=2, stroke_fill=(255, 0, 0)))
+
+
+def test_text_partly_off_surface_is_clipped():
+    """Text running off every edge draws the visible part exactly as Pillow."""
+    f = fbgfx.font(size=30)
+    compare(lambda d: d.text((-20, -10), "Clipped text here", fill=(255, 255, 255), font=f))
+    compare(lambda d: d.text((120, 60), "Edge", fill=(255, 255, 255), font=f))
+    Surface(W, H).text((10**9, -10**9), "far away")
+
+
+def test_textbbox_and_textlength_equal_pillow(ttf_path):
+    """textbbox, multiline_textbbox and textlength give Pillow's numbers."""
+    s = Surface(W, H)
+    d = ImageDraw.Draw(Image.new("RGB", (W, H)))
+    for f in (None, fbgfx.font(ttf_path, 18)):
+        for anchor in (None, "mm", "rb"):
+            assert s.textbbox((10, 20), "Hello", font=f, anchor=anchor) == d.textbbox((10, 20), "Hello", font=f, anchor=anchor)
+        assert s.textlength("Hello", font=f) == d.textlength("Hello", font=f)
+        assert s.multiline_textbbox((5, 5), "a\nbcd", font=f, align="right") == d.multiline_textbbox(
+            (5, 5), "a\nbcd", font=f, align="right")
+
+
+@pytest.mark.parametrize("fmt", ["RGB565", "BGR565", "RGB888", "C8", "R8", "ARGB8888"])
+def test_text_in_every_format(fmt):
+    """Text blends into each format close to Pillow's result converted to that format."""
+    s = Surface(W, H, fmt)
+    s.text((5, 5), "Hello", fill="white", font=fbgfx.font(size=24))
+    im = Image.new("RGB", (W, H))
+    ImageDraw.Draw(im).text((5, 5), "Hello", fill="white", font=fbgfx.font(size=24))
+    want = np.asarray(im)
+    got = np.asarray(s.to_image().convert("RGB")).astype(int)
+    ref = s.format.unpack(s.format.pack(want, s.palette), s.palette).astype(int)
+    assert (got > 0).any()
+    # solid glyph pixels are exact; edges may round differently in coarse formats
+    solid = want[..., 0] == 255
+    assert np.array_equal(got[solid], ref[solid])
+
+
+def test_text_with_alpha_fill_blends():
+    """An RGBA fill blends the glyphs at that opacity."""
+    s = Surface(W, H)
+    s.clear((0, 0, 255))
+    s.text((5, 5), "Hello", fill=(255, 0, 0, 128), font=fbgfx.font(size=30))
+    a = np.asarray(s.to_image()).astype(int)
+    assert a[..., 0].max() in (127, 128, 129) and a[..., 2].min() >= 126
+
+
+def test_font_errors(tmp_path):
+    """Missing files, non-font files and bad sizes raise clear errors."""
+    with pytest.raises(FileNotFoundError):
+        fbgfx.font(tmp_path / "missing.ttf")
+    junk = tmp_path / "junk.ttf"
+    junk.write_bytes(b"not a font")
+    with pytest.raises(OSError):
+        fbgfx.font(junk)
+    for size in (0, -3, float("nan"), float("inf")):
+        with pytest.raises(ValueError):
+            fbgfx.font(size=size)
+    with pytest.raises(ValueError):
+        Surface(10, 10).text((0, 0), "a\nb", anchor="lt")
