@@ -1,0 +1,197 @@
+"""Screen speed: present() of a 1080p frame, and what a small change costs in copy mode.
+
+Prints ratios from one run (median of several repeats), each against a baseline
+measured in the same run on the same machine:
+
+- present() of a 1920x1080 RGB uint8 array into XRGB8888 / RGB565, against a memcpy of
+  the destination frame (targets: at most 2x and 3x);
+- the same present() into RGB565 against luma.core's ``linux_framebuffer.display()``
+  (target: at least 100x faster). luma.core only talks to ``/dev/fbN`` and
+  ``/sys/class/graphics/fbN``; here its ``open`` is pointed at a regular file standing
+  in for the device and a temporary sysfs-like directory, so it does all of its work
+  except the final write into real video memory;
+- a copy-mode flip after drawing one 32x32 rectangle, against a full-frame flip
+  (target: at most 5%).
+
+Run: python benchmarks/bench_present.py [--repeats N] [--no-luma]
+"""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import fbgfx
+
+W, H = 1920, 1080
+
+
+def median_time(fn, repeats: int, warmup: int = 2) -> float:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def bench_memcpy(fmt_name: str, repeats: int) -> float:
+    fmt = fbgfx.PixelFormat.from_name(fmt_name)
+    src = np.ones(fmt.array_shape(H, W), fmt.dtype)
+    dst = np.empty_like(src)
+    return median_time(lambda: np.copyto(dst, src), repeats)
+
+
+def bench_present(fmt_name: str, frames, repeats: int, buffering: str = "auto"):
+    fb = fbgfx.open(f"virtual:{W}x{H}:{fmt_name}")
+    screen = fb.screen(buffering, console=False, vsync=False)
+    i = [0]
+
+    def step():
+        screen.present(frames[i[0] % len(frames)])
+        i[0] += 1
+
+    t = median_time(step, repeats)
+    mode = screen.buffering
+    screen.close()
+    fb.close()
+    return t, mode
+
+
+def bench_copy_flip(fmt_name: str, repeats: int):
+    fb = fbgfx.open(f"virtual:{W}x{H}:{fmt_name}:pan=0")
+    screen = fb.screen("copy", console=False, vsync=False)
+    s = screen.surface
+    colors = ["red", "blue"]
+    n = [0]
+
+    def full():
+        s.clear(colors[n[0] % 2])
+        n[0] += 1
+        screen.flip()
+
+    def draw_small():
+        x = (n[0] * 37) % (W - 32)
+        s.rectangle((x, 100, x + 31, 131), fill=colors[n[0] % 2])
+        n[0] += 1
+
+    def small_flip():
+        draw_small()
+        t0 = time.perf_counter()
+        screen.flip()
+        return time.perf_counter() - t0
+
+    def small_both():
+        draw_small()
+        screen.flip()
+
+    t_full = median_time(full, repeats)
+    for _ in range(3):
+        small_flip()
+    t_small = statistics.median(small_flip() for _ in range(max(repeats, 50)))
+    t_small_draw = median_time(small_both, max(repeats, 50))
+    screen.close()
+    fb.close()
+    return t_full, t_small, t_small_draw
+
+
+def bench_luma(image_rgb: np.ndarray, repeats: int):
+    """luma.core's linux_framebuffer.display() at 16 bpp, against a file and a fake sysfs."""
+    try:
+        import luma.core.device as luma_device
+        from luma.core.framebuffer import full_frame
+    except ImportError:
+        return None
+    from PIL import Image
+
+    tmp = tempfile.mkdtemp(prefix="fbgfx-luma-")
+    sysfs = os.path.join(tmp, "sys", "fb9")
+    os.makedirs(sysfs)
+    with open(os.path.join(sysfs, "virtual_size"), "w") as f:
+        f.write(f"{W},{H}\n")
+    with open(os.path.join(sysfs, "bits_per_pixel"), "w") as f:
+        f.write("16\n")
+    dev = os.path.join(tmp, "fb9")
+    with open(dev, "wb") as f:
+        f.truncate(W * H * 2)
+
+    def redirected_open(path, *args, **kwargs):
+        path = os.fspath(path)
+        if path.startswith("/sys/class/graphics/fb9/"):
+            path = os.path.join(sysfs, os.path.basename(path))
+        elif path == "/dev/fb9":
+            path = dev
+        return builtins.open(path, *args, **kwargs)
+
+    luma_device.open = redirected_open  # luma.core reads these two paths only
+    try:
+        device = luma_device.linux_framebuffer("/dev/fb9", framebuffer=full_frame())
+        image = Image.fromarray(image_rgb)
+        t = median_time(lambda: device.display(image), repeats, warmup=1)
+        device.cleanup()
+    finally:
+        del luma_device.open
+    # Check it really wrote the picture: first pixel as RGB565 little-endian.
+    with open(dev, "rb") as f:
+        first = int.from_bytes(f.read(2), "little")
+    r, g, b = (int(c) for c in image_rgb[0, 0])
+    assert first == ((r >> 3) << 11 | (g >> 2) << 5 | b >> 3), "luma.core did not write the frame"
+    return t
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--no-luma", action="store_true", help="skip the (slow) luma.core comparison")
+    args = parser.parse_args(argv)
+
+    rng = np.random.default_rng(0)
+    frames = [rng.integers(0, 256, (H, W, 3), dtype=np.uint8) for _ in range(2)]
+    rows = []
+
+    memcpy = {f: bench_memcpy(f, args.repeats) for f in ("XRGB8888", "RGB565")}
+    limits = {"XRGB8888": 2.0, "RGB565": 3.0}
+    present = {}
+    for fmt_name in ("XRGB8888", "RGB565"):
+        for buffering in ("auto", "copy"):
+            t, mode = bench_present(fmt_name, frames, args.repeats, buffering)
+            present[(fmt_name, buffering)] = t
+            rows.append((f"present 1080p RGB -> {fmt_name} ({mode})", t, f"{t / memcpy[fmt_name]:.2f}x memcpy",
+                         f"<= {limits[fmt_name]:.0f}x", t / memcpy[fmt_name] <= limits[fmt_name]))
+    for fmt_name, t in memcpy.items():
+        rows.append((f"memcpy of a 1080p {fmt_name} frame", t, "1.00x", "", None))
+
+    if not args.no_luma:
+        t_luma = bench_luma(frames[0], repeats=3)
+        if t_luma is None:
+            rows.append(("luma.core linux_framebuffer.display() 16 bpp", float("nan"), "not installed (pip install luma.core)", "", None))
+        else:
+            speedup = t_luma / present[("RGB565", "auto")]
+            rows.append(("luma.core linux_framebuffer.display() 16 bpp", t_luma,
+                         f"present is {speedup:.0f}x faster", ">= 100x", speedup >= 100))
+
+    for fmt_name in ("XRGB8888", "RGB565"):
+        t_full, t_small, t_small_draw = bench_copy_flip(fmt_name, args.repeats)
+        rows.append((f"copy flip, full frame dirty, {fmt_name}", t_full, "1.00x", "", None))
+        rows.append((f"copy flip after one 32x32 rect, {fmt_name}", t_small, f"{100 * t_small / t_full:.2f}% of full",
+                     "<= 5%", t_small / t_full <= 0.05))
+        rows.append((f"  same, rect drawing + flip, {fmt_name}", t_small_draw, f"{100 * t_small_draw / t_full:.2f}% of full", "", None))
+
+    print(f"{'what':<52} {'median':>10}  {'ratio':<28} {'target':<8} ok")
+    for what, t, ratio, target, ok in rows:
+        mark = "" if ok is None else ("yes" if ok else "NO")
+        print(f"{what:<52} {t * 1e3:>8.3f}ms  {ratio:<28} {target:<8} {mark}")
+    return 0 if all(ok is not False for *_, ok in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
