@@ -86,6 +86,9 @@ def _array_as_rgb(a: np.ndarray) -> np.ndarray:
 def _image_as_rgb(im) -> np.ndarray:
     mode = im.mode
     if mode in ("RGB", "RGBA"):
+        shared = _pillow_pixels(im)
+        if shared is not None:
+            return shared if mode == "RGBA" else shared[..., :3]
         return np.asarray(im)
     if mode.startswith("I;16"):
         # 16-bit samples use the full 0..65535 range: keep the top 8 bits.
@@ -100,6 +103,99 @@ def _image_as_rgb(im) -> np.ndarray:
         return np.stack([lum, lum, lum, a.astype(np.uint8)], axis=-1)
     has_alpha = mode in _ALPHA_MODES or "transparency" in im.info
     return np.asarray(im.convert("RGBA" if has_alpha else "RGB"))
+
+
+class _PillowPixels:
+    """Pillow's own pixel memory, exported zero-copy through the Arrow C data interface.
+
+    Pillow keeps RGB pixels as 4 bytes (R, G, B, padding) and RGBA as 4 bytes; reading
+    them in place saves ``tobytes()``, a full extra copy of every image shown. NumPy
+    holds this object as the array's base, which keeps the export (and so the image
+    memory) alive as long as any view of it.
+    """
+
+    def __init__(self, image, capsule, address: int, shape: Tuple[int, ...]) -> None:
+        self._keep = (image, capsule)
+        self.__array_interface__ = {
+            "shape": shape,
+            "typestr": "|u1",
+            "data": (address, True),
+            "version": 3,
+        }
+
+
+def _arrow_structs():
+    """ctypes views of ``struct ArrowSchema`` / ``struct ArrowArray`` (a stable C ABI)."""
+    import ctypes
+
+    class Schema(ctypes.Structure):
+        pass
+
+    Schema._fields_ = [
+        ("format", ctypes.c_char_p), ("name", ctypes.c_char_p), ("metadata", ctypes.c_char_p),
+        ("flags", ctypes.c_int64), ("n_children", ctypes.c_int64),
+        ("children", ctypes.POINTER(ctypes.POINTER(Schema))), ("dictionary", ctypes.c_void_p),
+        ("release", ctypes.c_void_p), ("private_data", ctypes.c_void_p),
+    ]
+
+    class Array(ctypes.Structure):
+        pass
+
+    Array._fields_ = [
+        ("length", ctypes.c_int64), ("null_count", ctypes.c_int64), ("offset", ctypes.c_int64),
+        ("n_buffers", ctypes.c_int64), ("n_children", ctypes.c_int64),
+        ("buffers", ctypes.POINTER(ctypes.c_void_p)), ("children", ctypes.POINTER(ctypes.POINTER(Array))),
+        ("dictionary", ctypes.c_void_p), ("release", ctypes.c_void_p), ("private_data", ctypes.c_void_p),
+    ]
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return Schema, Array, get
+
+
+try:
+    _ArrowSchema, _ArrowArray, _capsule_pointer = _arrow_structs()
+except (ImportError, AttributeError):  # pragma: no cover - not CPython
+    _ArrowSchema = _ArrowArray = _capsule_pointer = None
+
+
+def _arrow_rgba_buffer(schema_capsule, array_capsule, pixels: int) -> Optional[int]:
+    """Address of the pixel bytes when Pillow exported 4 bytes a pixel in one block."""
+    try:
+        schema = _ArrowSchema.from_address(_capsule_pointer(schema_capsule, b"arrow_schema"))
+        array = _ArrowArray.from_address(_capsule_pointer(array_capsule, b"arrow_array"))
+        if schema.format != b"+w:4" or schema.n_children != 1 or schema.children[0].contents.format != b"C":
+            return None
+        if array.length != pixels or array.offset != 0 or array.n_children != 1:
+            return None
+        child = array.children[0].contents
+        if child.length != 4 * pixels or child.offset != 0 or child.n_buffers != 2 or not child.buffers[1]:
+            return None
+        return int(child.buffers[1])
+    except (ValueError, TypeError):  # a capsule of another name or layout
+        return None
+
+
+def _pillow_pixels(im) -> Optional[np.ndarray]:
+    """A read-only (h, w, 4) view of an RGB/RGBA image's memory, or None."""
+    export = getattr(im, "__arrow_c_array__", None)
+    if export is None or _capsule_pointer is None:
+        return None
+    try:
+        schema_capsule, array_capsule = export()
+    except Exception:  # e.g. an image too large for one block: take the copying path
+        return None
+    address = _arrow_rgba_buffer(schema_capsule, array_capsule, im.width * im.height)
+    if address is None:
+        return None
+    return np.asarray(_PillowPixels(im, (schema_capsule, array_capsule), address, (im.height, im.width, 4)))
+
+
+def _in_pillow(a: np.ndarray) -> bool:
+    """True for views of Pillow memory from :func:`as_rgb` (4 bytes behind every pixel)."""
+    base = a.base
+    while isinstance(base, np.ndarray):
+        base = base.base
+    return isinstance(base, _PillowPixels)
 
 
 def _check_src(src) -> np.ndarray:
@@ -183,12 +279,14 @@ def to_native(src, fmt: PixelFormat, out, *, palette=None, blend: bool = True) -
     rgba = src.shape[2] == 4
     spec = _spec(fmt, pal, h * w)
     if spec is not None and _native_ok(out, fmt):
-        if src.strides[1:] != (src.shape[2], 1):
+        step = src.strides[1]
+        if not (src.strides[2] == 1 and (step == src.shape[2] or (step == 4 and _in_pillow(src)))):
             src = np.ascontiguousarray(src)
+            step = src.shape[2]
         if rgba and blend:
             rc = _lib.convert_blend(_ptr(src), src.strides[0], _ptr(out), out.strides[0], w, h, spec)
         else:
-            rc = _lib.convert_pack(_ptr(src), src.strides[0], src.shape[2], _ptr(out), out.strides[0], w, h, spec)
+            rc = _lib.convert_pack(_ptr(src), src.strides[0], step, int(rgba), _ptr(out), out.strides[0], w, h, spec)
         _check_rc(rc)
         return
     if rgba and blend:

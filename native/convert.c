@@ -9,7 +9,9 @@
  *
  * Inner loops are plain loops over a row with restrict pointers and constant
  * channel counts, so GCC vectorises them; the common layouts (XRGB8888 family,
- * RGB565/BGR565) get loops with constant shifts. */
+ * RGB565/BGR565) get loops with constant shifts. Their counters are size_t: Python
+ * builds extensions with -fwrapv, under which GCC cannot vectorise `s[4 * x]` for
+ * an int x (it must allow the index to wrap). */
 
 /* Row helpers are inlined into the FBGFX_HOT entry points so they get each clone's ISA. */
 #define CONVERT_ROW static inline __attribute__((always_inline))
@@ -78,13 +80,14 @@ static inline void convert_store(uint8_t *p, int bytes, uint32_t v)
 /* Any direct-colour layout of 8/16/32 bits; the channel count and pixel size are
  * constants after inlining, the shifts are loop invariants (vector shift by scalar). */
 #define CONVERT_PACK_DIRECT(NAME, CH, T)                                                  \
-    CONVERT_ROW void NAME(const uint8_t *restrict s, T *restrict d, int w, const convert_format *f) \
+    CONVERT_ROW void NAME(const uint8_t *restrict s, T *restrict d, int w, const convert_format *f, \
+                          uint32_t opaque)                                               \
     {                                                                                     \
         const int ro = f->off[0], go = f->off[1], bo = f->off[2], ao = f->off[3];       \
         const int rs = 8 - f->len[0], gs = 8 - f->len[1], bs = 8 - f->len[2];           \
         const int as = 8 - f->len[3];                                                    \
-        for (int x = 0; x < w; x++) {                                                     \
-            uint32_t a = CH == 4 ? s[4 * x + 3] : 255u;                                   \
+        for (size_t x = 0; x < (size_t)w; x++) {                                                     \
+            uint32_t a = CH == 4 ? s[4 * x + 3] | opaque : 255u;                          \
             d[x] = (T)(((uint32_t)s[CH * x] >> rs) << ro | ((uint32_t)s[CH * x + 1] >> gs) << go | \
                        ((uint32_t)s[CH * x + 2] >> bs) << bo | (as < 8 ? (a >> as) << ao : 0u)); \
         }                                                                                 \
@@ -101,7 +104,7 @@ CONVERT_PACK_DIRECT(convert_pack_rgba_8, 4, uint8_t)
 #define CONVERT_PACK_FIXED32(NAME, CH, RO, GO, BO)                                        \
     CONVERT_ROW void NAME(const uint8_t *restrict s, uint32_t *restrict d, int w)              \
     {                                                                                     \
-        for (int x = 0; x < w; x++)                                                       \
+        for (size_t x = 0; x < (size_t)w; x++)                                                       \
             d[x] = (uint32_t)s[CH * x] << RO | (uint32_t)s[CH * x + 1] << GO |             \
                    (uint32_t)s[CH * x + 2] << BO;                                         \
     }
@@ -114,7 +117,7 @@ CONVERT_PACK_FIXED32(convert_pack_rgba_xbgr, 4, 0, 8, 16)
 #define CONVERT_PACK_FIXED16(NAME, CH, RO, BO)                                            \
     CONVERT_ROW void NAME(const uint8_t *restrict s, uint16_t *restrict d, int w)              \
     {                                                                                     \
-        for (int x = 0; x < w; x++)                                                       \
+        for (size_t x = 0; x < (size_t)w; x++)                                                       \
             d[x] = (uint16_t)(((unsigned)s[CH * x] >> 3) << RO |                           \
                               ((unsigned)s[CH * x + 1] >> 2) << 5 |                       \
                               ((unsigned)s[CH * x + 2] >> 3) << BO);                      \
@@ -126,13 +129,13 @@ CONVERT_PACK_FIXED16(convert_pack_rgb_bgr565, 3, 0, 11)
 CONVERT_PACK_FIXED16(convert_pack_rgba_bgr565, 4, 0, 11)
 
 CONVERT_ROW void convert_pack_24(const uint8_t *restrict s, int ch, uint8_t *restrict d, int w,
-                            const convert_format *f)
+                            const convert_format *f, uint32_t opaque)
 {
     const int ro = f->off[0], go = f->off[1], bo = f->off[2], ao = f->off[3];
     const int rs = 8 - f->len[0], gs = 8 - f->len[1], bs = 8 - f->len[2], as = 8 - f->len[3];
-    for (int x = 0; x < w; x++) {
+    for (size_t x = 0; x < (size_t)w; x++) {
         const uint8_t *p = s + ch * x;
-        uint32_t a = ch == 4 ? p[3] : 255u;
+        uint32_t a = ch == 4 ? p[3] | opaque : 255u;
         uint32_t v = ((uint32_t)p[0] >> rs) << ro | ((uint32_t)p[1] >> gs) << go |
                      ((uint32_t)p[2] >> bs) << bo | (as < 8 ? (a >> as) << ao : 0u);
         d[3 * x] = (uint8_t)v;
@@ -144,7 +147,7 @@ CONVERT_ROW void convert_pack_24(const uint8_t *restrict s, int ch, uint8_t *res
 #define CONVERT_PACK_GRAY(NAME, CH)                                                       \
     CONVERT_ROW void NAME(const uint8_t *restrict s, uint8_t *restrict d, int w, int shift, int top) \
     {                                                                                     \
-        for (int x = 0; x < w; x++) {                                                     \
+        for (size_t x = 0; x < (size_t)w; x++) {                                                     \
             uint32_t v = convert_luma(s[CH * x], s[CH * x + 1], s[CH * x + 2]) >> shift;    \
             d[x] = (uint8_t)(top ? (uint32_t)top - v : v);                                \
         }                                                                                 \
@@ -156,7 +159,7 @@ CONVERT_PACK_GRAY(convert_pack_rgba_gray, 4)
 CONVERT_ROW void convert_pack_indexed(const uint8_t *restrict s, int ch, uint8_t *restrict d, int w,
                                  const uint8_t *restrict lut)
 {
-    for (int x = 0; x < w; x++) {
+    for (size_t x = 0; x < (size_t)w; x++) {
         const uint8_t *p = s + ch * x;
         d[x] = lut[(p[0] >> 3) << 10 | (p[1] >> 3) << 5 | p[2] >> 3];
     }
@@ -328,7 +331,7 @@ static int convert_is_x8888(const convert_format *f)
 }
 
 CONVERT_ROW void convert_pack_row(const uint8_t *s, int rgba, uint8_t *d, int w, enum convert_path path,
-                                  const convert_format *f)
+                                  const convert_format *f, uint32_t opaque)
 {
     switch (path) {
     case CONVERT_P_GRAY: {
@@ -366,40 +369,42 @@ CONVERT_ROW void convert_pack_row(const uint8_t *s, int rgba, uint8_t *d, int w,
         break;
     case CONVERT_P_32:
         if (rgba)
-            convert_pack_rgba_32(s, (uint32_t *)d, w, f);
+            convert_pack_rgba_32(s, (uint32_t *)d, w, f, opaque);
         else
-            convert_pack_rgb_32(s, (uint32_t *)d, w, f);
+            convert_pack_rgb_32(s, (uint32_t *)d, w, f, opaque);
         break;
     case CONVERT_P_16:
         if (rgba)
-            convert_pack_rgba_16(s, (uint16_t *)d, w, f);
+            convert_pack_rgba_16(s, (uint16_t *)d, w, f, opaque);
         else
-            convert_pack_rgb_16(s, (uint16_t *)d, w, f);
+            convert_pack_rgb_16(s, (uint16_t *)d, w, f, opaque);
         break;
     case CONVERT_P_8:
         if (rgba)
-            convert_pack_rgba_8(s, d, w, f);
+            convert_pack_rgba_8(s, d, w, f, opaque);
         else
-            convert_pack_rgb_8(s, d, w, f);
+            convert_pack_rgb_8(s, d, w, f, opaque);
         break;
-    case CONVERT_P_24: convert_pack_24(s, rgba ? 4 : 3, d, w, f); break;
+    case CONVERT_P_24: convert_pack_24(s, rgba ? 4 : 3, d, w, f, opaque); break;
     case CONVERT_P_NONE: break;
     }
 }
 
-/* Write RGB (channels 3) or RGBA (channels 4; alpha stored where the format has it)
- * pixels into native memory. Returns the number of pixels written or -EINVAL. */
-FBGFX_HOT int convert_pack(const uint8_t *src, ptrdiff_t src_stride, int channels, uint8_t *dst,
+/* Write pixels of `channels` bytes (3: RGB; 4: RGBA when `alpha`, else RGB plus a
+ * padding byte, as Pillow stores RGB images) into native memory; alpha is stored
+ * where the format has it. Returns the number of pixels written or -EINVAL. */
+FBGFX_HOT int convert_pack(const uint8_t *src, ptrdiff_t src_stride, int channels, int alpha, uint8_t *dst,
                            ptrdiff_t dst_stride, int width, int height, const convert_format *f)
 {
     const enum convert_path path = convert_path_of(f);
     if (width < 0 || height < 0 || (channels != 3 && channels != 4) || path == CONVERT_P_NONE)
         return -EINVAL;
     const int rgba = channels == 4, bytes = f->kind == CONVERT_DIRECT ? f->bpp / 8 : 1;
+    const uint32_t opaque = rgba && alpha ? 0u : 255u;
 #ifdef CONVERT_AVX2
     const int avx2 = convert_have_avx2(), x8888 = convert_is_x8888(f);
-    const int ao = f->len[3] ? f->off[3] : -1;
-    const uint32_t bits = f->len[3] && !rgba ? 0xFFu << f->off[3] : 0u;
+    const int ao = f->len[3] && opaque == 0 ? f->off[3] : -1;
+    const uint32_t bits = f->len[3] && opaque ? 0xFFu << f->off[3] : 0u;
 #endif
     for (int y = 0; y < height; y++) {
         const uint8_t *s = src + y * src_stride;
@@ -412,7 +417,7 @@ FBGFX_HOT int convert_pack(const uint8_t *src, ptrdiff_t src_stride, int channel
             done = rgba ? convert_avx2_rgba_565(s, (uint16_t *)d, width, path == CONVERT_P_BGR565)
                         : convert_avx2_rgb_565(s, (uint16_t *)d, width, path == CONVERT_P_BGR565);
 #endif
-        convert_pack_row(s + channels * done, rgba, d + bytes * done, width - done, path, f);
+        convert_pack_row(s + channels * done, rgba, d + bytes * done, width - done, path, f, opaque);
     }
     return width * height;
 }
@@ -423,7 +428,7 @@ FBGFX_HOT int convert_pack(const uint8_t *src, ptrdiff_t src_stride, int channel
     CONVERT_ROW void NAME(const T *restrict s, uint8_t *restrict d, int w, const convert_format *f) \
     {                                                                                     \
         const convert_format c = *f; /* a local copy: stores to d cannot alias it */      \
-        for (int x = 0; x < w; x++) {                                                     \
+        for (size_t x = 0; x < (size_t)w; x++) {                                                     \
             uint32_t v = s[x];                                                            \
             d[CH * x] = (uint8_t)convert_expand(v, &c, 0);                                \
             d[CH * x + 1] = (uint8_t)convert_expand(v, &c, 1);                            \
@@ -452,7 +457,7 @@ FBGFX_HOT int convert_unpack(const uint8_t *src, ptrdiff_t src_stride, uint8_t *
         uint8_t *d = dst + y * dst_stride;
         if (f->kind == CONVERT_GRAY) {
             const uint32_t mask = (1u << f->bpp) - 1u, top = f->inverted ? mask : 0u;
-            for (int x = 0; x < width; x++) {
+            for (size_t x = 0; x < (size_t)width; x++) {
                 uint32_t level = (s[x] ^ top) & mask;
                 uint8_t v = (uint8_t)((level * f->mul[0] + f->add[0]) >> 16);
                 d[channels * x] = d[channels * x + 1] = d[channels * x + 2] = v;
@@ -460,7 +465,7 @@ FBGFX_HOT int convert_unpack(const uint8_t *src, ptrdiff_t src_stride, uint8_t *
                     d[4 * x + 3] = 255;
             }
         } else if (f->kind == CONVERT_INDEXED) {
-            for (int x = 0; x < width; x++) {
+            for (size_t x = 0; x < (size_t)width; x++) {
                 const uint8_t *p = f->palette + 3 * (s[x] % f->palette_len);
                 d[channels * x] = p[0];
                 d[channels * x + 1] = p[1];
@@ -484,7 +489,7 @@ FBGFX_HOT int convert_unpack(const uint8_t *src, ptrdiff_t src_stride, uint8_t *
             else
                 convert_unpack_8_rgb(s, d, width, f);
         } else if (f->bpp == 24) {
-            for (int x = 0; x < width; x++) {
+            for (size_t x = 0; x < (size_t)width; x++) {
                 uint32_t v = convert_load(s + 3 * x, 3);
                 d[channels * x] = (uint8_t)convert_expand(v, f, 0);
                 d[channels * x + 1] = (uint8_t)convert_expand(v, f, 1);
@@ -542,7 +547,7 @@ static inline uint32_t convert_blend_pixel(uint32_t v, uint32_t r, uint32_t g, u
 CONVERT_ROW void convert_blend_row_x8888(const uint8_t *restrict s, uint32_t *restrict d, int w, int ro, int go,
                                     int bo)
 {
-    for (int x = 0; x < w; x++) {
+    for (size_t x = 0; x < (size_t)w; x++) {
         uint32_t v = d[x], a = s[4 * x + 3], ia = 255 - a;
         uint32_t r = convert_div255(s[4 * x] * a + ((v >> ro) & 255) * ia);
         uint32_t g = convert_div255(s[4 * x + 1] * a + ((v >> go) & 255) * ia);
@@ -556,7 +561,7 @@ CONVERT_ROW void convert_blend_row_565(const uint8_t *restrict s, uint16_t *rest
                                   const convert_format *f)
 {
     const uint32_t m5 = f->mul[0], a5 = f->add[0], m6 = f->mul[1], a6 = f->add[1];
-    for (int x = 0; x < w; x++) {
+    for (size_t x = 0; x < (size_t)w; x++) {
         uint32_t v = d[x], a = s[4 * x + 3], ia = 255 - a;
         uint32_t dr = (((v >> ro) & 31) * m5 + a5) >> 16;
         uint32_t dg = (((v >> 5) & 63) * m6 + a6) >> 16;
@@ -589,7 +594,7 @@ FBGFX_HOT int convert_blend(const uint8_t *src, ptrdiff_t src_stride, uint8_t *d
         } else if (x565 && f->kind == CONVERT_DIRECT) {
             convert_blend_row_565(s, (uint16_t *)d, width, f->off[0], f->off[2], f);
         } else {
-            for (int x = 0; x < width; x++) {
+            for (size_t x = 0; x < (size_t)width; x++) {
                 const uint8_t *p = s + 4 * x;
                 if (p[3] == 0)
                     continue;
@@ -599,6 +604,34 @@ FBGFX_HOT int convert_blend(const uint8_t *src, ptrdiff_t src_stride, uint8_t *d
         }
     }
     return width * height;
+}
+
+/* Coverage rows for the common layouts: branch-free so they vectorise. */
+CONVERT_ROW void convert_mask_row_x8888(const uint8_t *restrict m, uint32_t *restrict d, int w, int ro, int go,
+                                        int bo, uint32_t r, uint32_t g, uint32_t b, uint32_t a)
+{
+    for (size_t x = 0; x < (size_t)w; x++) {
+        uint32_t v = d[x], k = convert_div255(m[x] * a), ik = 255 - k;
+        uint32_t o = convert_div255(r * k + ((v >> ro) & 255) * ik) << ro |
+                     convert_div255(g * k + ((v >> go) & 255) * ik) << go |
+                     convert_div255(b * k + ((v >> bo) & 255) * ik) << bo;
+        d[x] = k ? o : v;
+    }
+}
+
+CONVERT_ROW void convert_mask_row_565(const uint8_t *restrict m, uint16_t *restrict d, int w, int ro, int bo,
+                                      uint32_t r, uint32_t g, uint32_t b, uint32_t a, const convert_format *f)
+{
+    const uint32_t m5 = f->mul[0], a5 = f->add[0], m6 = f->mul[1], a6 = f->add[1];
+    for (size_t x = 0; x < (size_t)w; x++) {
+        uint32_t v = d[x], k = convert_div255(m[x] * a), ik = 255 - k;
+        uint32_t dr = (((v >> ro) & 31) * m5 + a5) >> 16;
+        uint32_t dg = (((v >> 5) & 63) * m6 + a6) >> 16;
+        uint32_t db = (((v >> bo) & 31) * m5 + a5) >> 16;
+        uint32_t o = (convert_div255(r * k + dr * ik) >> 3) << ro | (convert_div255(g * k + dg * ik) >> 2) << 5 |
+                     (convert_div255(b * k + db * ik) >> 3) << bo;
+        d[x] = (uint16_t)(k ? o : v);
+    }
 }
 
 /* Blend colour (r, g, b, a) through a coverage mask (0..255) onto native pixels:
@@ -612,10 +645,20 @@ FBGFX_HOT int convert_blend_mask(const uint8_t *mask, ptrdiff_t mask_stride, uin
         (unsigned)a > 255 || convert_path_of(f) == CONVERT_P_NONE)
         return -EINVAL;
     const int bytes = f->kind == CONVERT_DIRECT ? f->bpp / 8 : 1;
+    const enum convert_path path = convert_path_of(f);
+    const int x8888 = convert_is_x8888(f) && f->len[3] == 0;
     for (int y = 0; y < height; y++) {
         const uint8_t *m = mask + y * mask_stride;
         uint8_t *d = dst + y * dst_stride;
-        for (int x = 0; x < width; x++) {
+        if (x8888) {
+            convert_mask_row_x8888(m, (uint32_t *)d, width, f->off[0], f->off[1], f->off[2], r, g, b, a);
+            continue;
+        }
+        if (path == CONVERT_P_RGB565 || path == CONVERT_P_BGR565) {
+            convert_mask_row_565(m, (uint16_t *)d, width, f->off[0], f->off[2], r, g, b, a, f);
+            continue;
+        }
+        for (size_t x = 0; x < (size_t)width; x++) {
             uint32_t k = convert_div255((uint32_t)m[x] * (uint32_t)a);
             if (k == 0)
                 continue;
@@ -639,16 +682,16 @@ FBGFX_HOT int convert_fill(uint8_t *dst, ptrdiff_t dst_stride, int width, int he
             memset(d, (int)(value & 255), (size_t)width);
         } else if (bytes == 2) {
             uint16_t *restrict p = (uint16_t *)d;
-            for (int x = 0; x < width; x++)
+            for (size_t x = 0; x < (size_t)width; x++)
                 p[x] = (uint16_t)value;
         } else if (bytes == 4) {
             uint32_t *restrict p = (uint32_t *)d;
-            for (int x = 0; x < width; x++)
+            for (size_t x = 0; x < (size_t)width; x++)
                 p[x] = value;
         } else {
             uint8_t *restrict p = d;
             const uint8_t b0 = (uint8_t)value, b1 = (uint8_t)(value >> 8), b2 = (uint8_t)(value >> 16);
-            for (int x = 0; x < width; x++) {
+            for (size_t x = 0; x < (size_t)width; x++) {
                 p[3 * x] = b0;
                 p[3 * x + 1] = b1;
                 p[3 * x + 2] = b2;
