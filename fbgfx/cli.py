@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import errno
 import io
+import itertools
 import json
 import os
 import re
@@ -34,6 +35,8 @@ _MAX_SIDE = 16384
 # How much decoded animation `play --loop` keeps in memory instead of decoding again.
 _CACHE_BYTES = 512 << 20
 _F_SETPIPE_SZ = 1031
+# Frames `play` reads and decodes ahead of the one on screen.
+_PREFETCH = 2
 
 
 class CliError(Exception):
@@ -74,7 +77,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         _status_end()
         return EXIT_INTERRUPTED
-    except (CliError, OSError, ValueError, TypeError, EOFError, MemoryError) as e:
+    except (CliError, OSError, ValueError, EOFError, MemoryError) as e:
         _status_end()
         return _fail(e)
     except Exception as e:
@@ -651,19 +654,76 @@ def cmd_play(args: argparse.Namespace) -> int:
         if args.size:
             raise CliError("--size is for raw frames on stdin (FILE '-'); an animation file knows its size")
         frames = _animation_source(args)
-    first = next(frames, None)  # fail on bad input before the screen changes
-    if first is None:
-        raise CliError("stdin had no frames" if args.file == "-" else f"{args.file}: no frames")
-    with _open(args) as fb:
-        screen = _open_screen(fb)
-        try:
+    # Read and decode in a thread (both release the GIL) while frames are shown.
+    frames = _Prefetch(frames, _PREFETCH)
+    try:
+        first = next(frames, None)  # fail on bad input before the screen changes
+        if first is None:
+            raise CliError("stdin had no frames" if args.file == "-" else f"{args.file}: no frames")
+        with _open(args) as fb:
+            screen = _open_screen(fb)
             try:
-                _play(screen, args, first, frames)
+                try:
+                    _play(screen, args, first, frames)
+                finally:
+                    _save(fb, args.out)
             finally:
-                _save(fb, args.out)
-        finally:
-            screen.close()
+                screen.close()
+    finally:
+        frames.close()
     return 0
+
+
+class _Prefetch:
+    """Run a frame iterator in a thread, up to ``depth`` frames ahead of the consumer."""
+
+    def __init__(self, source: Iterator, depth: int) -> None:
+        import queue
+        import threading
+
+        self._queue: "queue.Queue" = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        self._done = False
+        self._thread = threading.Thread(target=self._run, args=(source,), name="fbgfx-play-reader", daemon=True)
+        self._thread.start()
+
+    def _run(self, source: Iterator) -> None:
+        try:
+            for item in source:
+                if not self._put(("frame", item)):
+                    return
+            self._put(("end", None))
+        except BaseException as e:  # handed to the consumer, raised there
+            self._put(("error", e))
+
+    def _put(self, message) -> bool:
+        import queue
+
+        while not self._stop.is_set():
+            try:
+                self._queue.put(message, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def __iter__(self) -> "_Prefetch":
+        return self
+
+    def __next__(self):
+        if self._done:
+            raise StopIteration
+        kind, value = self._queue.get()
+        if kind == "frame":
+            return value
+        self._done = True
+        if kind == "error":
+            raise value
+        raise StopIteration
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=1.0)
 
 
 def _play(screen, args, first, frames: Iterator) -> None:
@@ -683,6 +743,8 @@ def _play(screen, args, first, frames: Iterator) -> None:
                 if period and now < clock:
                     time.sleep(clock - now)
                 screen.present(frame, fit=args.fit)
+                if not status.shown:
+                    clock = time.monotonic()  # time runs from the first picture, not the set-up
                 status.frame(dropped=False)
             if period:
                 clock += period
@@ -745,7 +807,7 @@ def _frame_rgb(frame) -> np.ndarray:
 
 
 def _raw_source(args) -> Iterator[Tuple[Any, float]]:
-    """Raw frames from stdin, read straight into one preallocated buffer."""
+    """Raw frames from stdin, read straight into preallocated buffers."""
     if not args.size:
         raise CliError("raw frames on stdin need --size WxH (and --pix-fmt, default rgb24)")
     width, height = parse_size(args.size)
@@ -767,12 +829,14 @@ def _raw_source(args) -> Iterator[Tuple[Any, float]]:
     except (OSError, ImportError):
         pass
     stream = io.FileIO(fd, "rb", closefd=False)
-    buffer = np.empty(frame_bytes, np.uint8)
-    view = memoryview(buffer)
-    convert = _raw_converter(buffer, width, height, fmt_name)
+    # A ring of buffers, read into in turn: enough that none is overwritten while it is
+    # queued (_PREFETCH), being read into, shown, or kept by the Screen as its last frame.
+    ring = [np.empty(frame_bytes, np.uint8) for _ in range(_PREFETCH + 3)]
+    converters = [_raw_converter(buffer, width, height, fmt_name) for buffer in ring]
 
     def frames() -> Iterator[Tuple[Any, float]]:
-        while True:
+        for index in itertools.cycle(range(len(ring))):
+            view, convert = memoryview(ring[index]), converters[index]
             got = 0
             while got < frame_bytes:
                 n = stream.readinto(view[got:])
