@@ -59,27 +59,48 @@ _BANDS = 16
 class _Region:
     """A dirty region as one column span per row: row ``y`` needs ``[x0[y], x1[y])``.
 
-    Adding a rectangle is two vectorised min/max operations whatever the size, and a
-    flip copies runs of rows that share a span, so one small rectangle costs one
-    small copy and many overlapping ones never copy a pixel twice.
+    While the region is a single rectangle (the common case: one drawing, or drawings
+    inside one another) it is kept as that rectangle in Python and costs next to
+    nothing. Beyond that, adding a rectangle is two vectorised min/max operations
+    whatever its size, and a flip copies runs of rows that share a span, so small
+    drawings cost small copies and overlapping ones never copy a pixel twice.
     """
 
-    __slots__ = ("x0", "x1", "top", "bottom", "width", "height")
+    __slots__ = ("x0", "x1", "top", "bottom", "width", "height", "box")
 
     def __init__(self, width: int, height: int) -> None:
         self.width, self.height = width, height
         self.x0 = np.full(height, width, np.int32)
         self.x1 = np.zeros(height, np.int32)
-        self.top, self.bottom = height, 0
+        self.top, self.bottom = height, 0  # rows the arrays hold spans in
+        # (x0, y0, x1, y1) while the region is exactly this rectangle (arrays unused),
+        # None while it is empty or held in the arrays.
+        self.box: Optional[Tuple[int, int, int, int]] = None
 
     @property
     def empty(self) -> bool:
-        return self.top >= self.bottom
+        return self.box is None and self.top >= self.bottom
 
     def add(self, x0: int, y0: int, x1: int, y1: int) -> None:
         """Add the rectangle [x0, x1) x [y0, y1), already clipped to the screen."""
         if x0 >= x1 or y0 >= y1:
             return
+        box = self.box
+        if box is None:
+            if self.top >= self.bottom:
+                self.box = (x0, y0, x1, y1)
+                return
+        elif box[0] <= x0 and box[1] <= y0 and x1 <= box[2] and y1 <= box[3]:
+            return  # inside: nothing new
+        elif x0 <= box[0] and y0 <= box[1] and box[2] <= x1 and box[3] <= y1:
+            self.box = (x0, y0, x1, y1)  # around: the region becomes the new one
+            return
+        else:
+            self.box = None
+            self._spans(*box)
+        self._spans(x0, y0, x1, y1)
+
+    def _spans(self, x0: int, y0: int, x1: int, y1: int) -> None:
         a = self.x0[y0:y1]
         np.minimum(a, x0, out=a)
         b = self.x1[y0:y1]
@@ -90,25 +111,30 @@ class _Region:
             self.bottom = y1
 
     def add_all(self) -> None:
-        self.x0[:] = 0
-        self.x1[:] = self.width
-        self.top, self.bottom = 0, self.height
+        self.clear()
+        self.box = (0, 0, self.width, self.height)
 
     def merge(self, other: "_Region") -> None:
         """Add every span of ``other``."""
-        if other.empty:
+        if other.box is not None:
+            self.add(*other.box)
             return
+        if other.top >= other.bottom:
+            return
+        if self.box is not None:
+            box, self.box = self.box, None
+            self._spans(*box)
         t, b = other.top, other.bottom
         np.minimum(self.x0[t:b], other.x0[t:b], out=self.x0[t:b])
         np.maximum(self.x1[t:b], other.x1[t:b], out=self.x1[t:b])
         self.top, self.bottom = min(self.top, t), max(self.bottom, b)
 
     def clear(self) -> None:
-        if self.empty:
-            return
-        self.x0[self.top : self.bottom] = self.width
-        self.x1[self.top : self.bottom] = 0
-        self.top, self.bottom = self.height, 0
+        self.box = None
+        if self.top < self.bottom:
+            self.x0[self.top : self.bottom] = self.width
+            self.x1[self.top : self.bottom] = 0
+            self.top, self.bottom = self.height, 0
 
     def copy_from(self, other: "_Region") -> None:
         self.clear()
@@ -116,13 +142,13 @@ class _Region:
 
     def runs(self) -> List[Tuple[int, int, int, int]]:
         """The region as (y0, y1, x0, x1) rectangles, top to bottom."""
-        if self.empty:
+        box = self.box
+        if box is not None:
+            return [(box[1], box[3], box[0], box[2])]
+        if self.top >= self.bottom:
             return []
         t, b = self.top, self.bottom
         x0, x1 = self.x0[t:b], self.x1[t:b]
-        first0, first1 = x0[0], x1[0]
-        if x0[-1] == first0 and x1[-1] == first1 and (x0 == first0).all() and (x1 == first1).all():
-            return [(t, b, int(first0), int(first1))] if first1 > first0 else []
         edges = np.flatnonzero((x0[1:] != x0[:-1]) | (x1[1:] != x1[:-1])) + 1
         starts = np.concatenate(([0], edges))
         ends = np.concatenate((edges, [b - t]))
@@ -137,8 +163,7 @@ class _Region:
 
     def _bands(self) -> List[Tuple[int, int, int, int]]:
         t, b = self.top, self.bottom
-        bounds = np.linspace(t, b, _BANDS + 1).astype(np.intp)
-        bounds = np.unique(bounds)
+        bounds = np.unique(np.linspace(t, b, _BANDS + 1).astype(np.intp))
         lo = np.minimum.reduceat(self.x0[t:b], bounds[:-1] - t)
         hi = np.maximum.reduceat(self.x1[t:b], bounds[:-1] - t)
         return [
@@ -146,12 +171,6 @@ class _Region:
             for y0, y1, c0, c1 in zip(bounds[:-1], bounds[1:], lo, hi)
             if c1 > c0
         ]
-
-    def area(self) -> int:
-        if self.empty:
-            return 0
-        span = self.x1[self.top : self.bottom] - self.x0[self.top : self.bottom]
-        return int(span[span > 0].sum())
 
 
 class _Page:
@@ -219,6 +238,7 @@ class Screen:
         self._mirror: Optional[np.ndarray] = None
         self._stale = False  # the back buffer lags behind a present()ed image
         self._stale_src: Optional[np.ndarray] = None
+        self._views: dict = {}
         _restore.register(self, self.close)
         try:
             self._setup(buffering, console, palette, clear)
@@ -343,6 +363,7 @@ class Screen:
             finally:
                 _restore.unregister(self)
                 self._surface = self._shadow = self._mirror = self._stale_src = None
+                self._views = {}
 
     def _restore_geometry(self) -> None:
         fb, orig = self.fb, self._original_var
@@ -477,7 +498,7 @@ class Screen:
             for page in self._pages:
                 page.pending.merge(current)
             page = self._pages[back]
-            self._write(page.pending, self.fb.view(self._page_x, page.y, self.width, self.height))
+            self._write(page.pending, self._view(self._page_x, page.y))
             page.pending.clear()
             self._vsync_wait()
             self.fb.pan(self._page_x, page.y)
@@ -486,7 +507,8 @@ class Screen:
             page = self._pages[0]
             page.pending.merge(current)
             self._vsync_wait()
-            self._write(page.pending, self.fb.pixels)
+            var = self.fb.var
+            self._write(page.pending, self._view(var.xoffset, var.yoffset))
             page.pending.clear()
         self._after_flip()
 
@@ -539,7 +561,7 @@ class Screen:
         if self.buffering == "flip":
             back = self._back_index()
             page = self._pages[back]
-            convert.to_native(rgb, fmt, self.fb.view(self._page_x, page.y, self.width, self.height), palette=pal)
+            convert.to_native(rgb, fmt, self._view(self._page_x, page.y), palette=pal)
             for other in self._pages:
                 other.pending.add_all()
             page.pending.clear()
@@ -548,7 +570,8 @@ class Screen:
             self._front = back
         else:
             self._vsync_wait()
-            convert.to_native(rgb, fmt, self.fb.pixels, palette=pal)
+            var = self.fb.var
+            convert.to_native(rgb, fmt, self._view(var.xoffset, var.yoffset), palette=pal)
             self._pages[0].pending.clear()
         self._current.clear()
         self._drawn.clear()
@@ -579,6 +602,17 @@ class Screen:
     def _check_open(self) -> None:
         if self._closed:
             raise FramebufferError(errno.EBADF, "the screen is closed", self.fb.path)
+
+    def _view(self, x: int, y: int) -> np.ndarray:
+        """A page of video memory, shaped as ``fb.pixels``; kept while the mapping lasts."""
+        fb = self.fb
+        key = (x, y, fb.stride, id(fb.memory))  # a cached view keeps its memory alive
+        view = self._views.get(key)
+        if view is None:
+            if len(self._views) >= 4:
+                self._views.clear()
+            view = self._views[key] = fb.view(x, y, self.width, self.height)
+        return view
 
     def _back_index(self) -> int:
         return 1 if self._front == 0 else 0

@@ -117,7 +117,8 @@ def run_child(tmp_path, scenario, send=None):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        cwd=os.getcwd(),
+        # the child imports the same fbgfx as this test run
+        env={**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(fbgfx.__file__)))},
     )
     try:
         line = proc.stdout.readline()
