@@ -6,7 +6,9 @@ NumPy memory in its native pixel format, and restore everything on close.
 
 from .device import Framebuffer, open
 from .errors import FramebufferError, ModeError, UnsupportedFormatError
+from .modes import Mode, parse_mode
 from .pixelformat import FORMATS, PixelFormat, default_palette
+from .screen import Screen
 from .screeninfo import Bitfield, FixScreenInfo, VarScreenInfo
 from .surface import Surface
 from .text import font
@@ -20,8 +22,10 @@ __all__ = [
     "FixScreenInfo",
     "Framebuffer",
     "FramebufferError",
+    "Mode",
     "ModeError",
     "PixelFormat",
+    "Screen",
     "Surface",
     "UnsupportedFormatError",
     "VarScreenInfo",
@@ -30,4 +34,5 @@ __all__ = [
     "default_palette",
     "font",
     "open",
+    "parse_mode",
 ]
