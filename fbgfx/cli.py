@@ -533,14 +533,14 @@ def cmd_mode(args: argparse.Namespace) -> int:
 
 
 def _list_modes(fb) -> None:
-    current = (fb.var.xres, fb.var.yres)
+    var = fb.var
     modes = list(fb.modes()) if hasattr(fb, "modes") else []
-    print(f"* {_describe_var(fb.var)} {fb.format.name} (current)")
+    print(f"current: {_describe_var(var)} {fb.format.name}")
     if not modes:
-        print("  (the system lists no other modes for this device; any mode the driver takes can still be tried)")
+        print("  (the system lists no modes for this device; any mode the driver takes can still be tried)")
     for mode in modes:
-        mark = "*" if (mode.width, mode.height) == current and mode.bpp in (None, fb.var.bits_per_pixel) else " "
-        print(f"{mark} {getattr(mode, 'label', mode)}")
+        current = (mode.width, mode.height) == (var.xres, var.yres) and mode.bpp in (None, var.bits_per_pixel)
+        print(f"{'*' if current else ' '} {getattr(mode, 'label', mode)}")
 
 
 def _preview_mode(fb, args: argparse.Namespace) -> None:

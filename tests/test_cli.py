@@ -155,11 +155,15 @@ def test_grab_unknown_extension(tmp_path, capsys):
 
 
 def test_mode_prints_and_lists_current(capsys):
-    """mode alone prints the current mode; --list marks it as current."""
+    """mode alone prints the current mode; --list lists the modes and marks the current one."""
     code, out, _ = run(capsys, "mode", "-d", "virtual:800x480:RGB565:vh=960")
     assert code == 0 and out.strip() == "800x480-16 (virtual 800x960) RGB565"
-    code, out, _ = run(capsys, "mode", "--list", "-d", V565)
-    assert code == 0 and out.startswith("* 800x480-16 RGB565 (current)")
+    code, out, _ = run(capsys, "mode", "--list", "-d", V565 + ":modelist=800x480-16,640x480-16,320x240-8")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "current: 800x480-16 RGB565"
+    assert lines[1].startswith("* 800x480-16") and lines[2].startswith("  640x480-16")
+    assert lines[3].startswith("  320x240-8")
 
 
 def test_mode_test_accepts_and_refuses(capsys):
