@@ -162,15 +162,19 @@ class _Region:
         ]
 
     def _bands(self) -> List[Tuple[int, int, int, int]]:
+        """Many separate runs: at most _BANDS rectangles, split where rows are unchanged."""
         t, b = self.top, self.bottom
-        bounds = np.unique(np.linspace(t, b, _BANDS + 1).astype(np.intp))
-        lo = np.minimum.reduceat(self.x0[t:b], bounds[:-1] - t)
-        hi = np.maximum.reduceat(self.x1[t:b], bounds[:-1] - t)
-        return [
-            (int(y0), int(y1), int(c0), int(c1))
-            for y0, y1, c0, c1 in zip(bounds[:-1], bounds[1:], lo, hi)
-            if c1 > c0
-        ]
+        x0, x1 = self.x0[t:b], self.x1[t:b]
+        rows = np.flatnonzero(x1 > x0)
+        gaps = np.diff(rows)
+        # Cut at the widest stretches of unchanged rows, so they are never copied.
+        cuts = min(_BANDS - 1, int(np.count_nonzero(gaps > 1)))
+        split = np.sort(np.argpartition(gaps, -cuts)[-cuts:]) + 1 if cuts else []
+        out = []
+        for chunk in np.split(rows, split):
+            lo, hi = int(chunk[0]), int(chunk[-1]) + 1
+            out.append((t + lo, t + hi, int(x0[lo:hi].min()), int(x1[lo:hi].max())))
+        return out
 
 
 class _Page:

@@ -465,3 +465,25 @@ def test_screen_after_framebuffer_closed_closes_quietly():
     fb.close()
     screen.close()
     assert screen.closed
+
+
+def test_many_scattered_drawings_all_reach_the_screen():
+    """Hundreds of scattered drawings in one frame all show, and rows far from any stay untouched."""
+    rng = np.random.default_rng(7)
+    with fbgfx.open("virtual:200x160:RGB565:pan=0") as fb:
+        with fb.screen() as screen:
+            with screen.frame() as s:
+                s.clear("black")
+            fill_sentinel(fb.pixels, fb.format)
+            with screen.frame() as s:
+                for _ in range(300):
+                    x, y = int(rng.integers(0, 196)), int(rng.choice([rng.integers(0, 56), rng.integers(104, 156)]))
+                    s.rectangle((x, y, x + int(rng.integers(0, 4)), y + int(rng.integers(0, 4))), fill="white")
+            back = screen.surface.array
+            shown = fb.pixels
+            white = back == 0xFFFF
+            assert white.sum() > 300
+            assert (shown[white] == 0xFFFF).all()
+            assert (shown[60:100] == SENTINEL["RGB565"]).all()
+            rewritten = shown != SENTINEL["RGB565"]
+            assert (shown[rewritten] == back[rewritten]).all()
