@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Build fbgfx._native with AddressSanitizer into a temporary copy of the package and run
+# the hardware-free test suite against it. The normal in-place build (fbgfx/_native*.so)
+# is not touched: the copy lives in its own directory and is imported from there.
+#
+#   bash .ci/asan.sh [extra pytest arguments]
+#
+# Python itself is not instrumented, so libasan is preloaded; leak checking is off
+# because CPython keeps memory until exit by design.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/fbgfx-asan.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# A copy of the package without its built module, the tests and the pytest settings.
+mkdir -p "$work/src"
+cp -r fbgfx native tests pyproject.toml "$work/src/"
+rm -f "$work"/src/fbgfx/_native*.so "$work"/src/fbgfx/_native.c
+find "$work/src" -name __pycache__ -prune -exec rm -rf {} +
+
+# Build the extension with the sanitizer, straight from native/build_ffi.py.
+(
+    cd "$work/src"
+    CFLAGS="-fsanitize=address -fno-omit-frame-pointer -g" \
+    LDFLAGS="-fsanitize=address" \
+    python - "$work/build" <<'EOF'
+import runpy, shutil, sys, pathlib
+build = pathlib.Path(sys.argv[1])
+ffi = runpy.run_path("native/build_ffi.py")["ffibuilder"]
+so = pathlib.Path(ffi.compile(tmpdir=str(build), verbose=False))
+shutil.copy(so, pathlib.Path("fbgfx") / so.name)
+print(f"asan: built {so.name}")
+EOF
+)
+
+libasan=$(gcc -print-file-name=libasan.so)
+if [ ! -e "$libasan" ]; then
+    echo "asan: libasan.so not found (apt-get install libasan8 or gcc)" >&2
+    exit 1
+fi
+
+cd "$work/src"
+export LD_PRELOAD="$libasan"
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"
+# Make sure the sanitized copy is what gets imported, not the repository's build.
+python - "$work/src" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+import fbgfx._native as native
+assert native.__file__.startswith(sys.argv[1]), native.__file__
+print(f"asan: testing {native.__file__}")
+EOF
+python -m pytest -q -p no:cacheprovider -m "not kernel" --ignore=tests/kernel "$@"
