@@ -744,7 +744,7 @@ def _play(screen, args, first, frames: Iterator) -> None:
                     time.sleep(clock - now)
                 screen.present(frame, fit=args.fit)
                 if not status.shown:
-                    clock = time.monotonic()  # time runs from the first picture, not the set-up
+                    clock = status.start = time.monotonic()  # time runs from the first picture
                 status.frame(dropped=False)
             if period:
                 clock += period
@@ -753,6 +753,10 @@ def _play(screen, args, first, frames: Iterator) -> None:
                 if time.monotonic() - clock > 1.0:
                     clock = time.monotonic()
             item = next(frames, None)
+        else:
+            # The last frame lasts its time too (so a 2 s animation takes 2 s).
+            end = clock if stop is None else min(clock, stop)
+            time.sleep(max(0.0, end - time.monotonic()))
     finally:
         status.finish()
 
