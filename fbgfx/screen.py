@@ -212,6 +212,10 @@ class Screen:
         ValueError: An unknown buffering or palette option.
         FramebufferError: ``buffering="flip"`` on a device that cannot pan or has no
             room for two pages.
+
+    Formats of fewer than 8 bits cannot be drawn in place (a Surface holds one pixel
+    per byte), so with them ``"single"`` also draws in RAM and shows on :meth:`flip`.
+    Change the mode before opening a Screen, not while it is open.
     """
 
     def __init__(
@@ -390,7 +394,10 @@ class Screen:
         self.close()
 
     def __repr__(self) -> str:
-        state = "closed" if self._closed else f"{self.width}x{self.height} {self.format.name} {self.buffering}"
+        if self._closed or not hasattr(self, "buffering"):
+            state = "closed" if self._closed else "opening"
+        else:
+            state = f"{self.width}x{self.height} {self.format.name} {self.buffering}"
         return f"<Screen {self.fb.path} {state}>"
 
     # -- drawing ----------------------------------------------------------------------------------
