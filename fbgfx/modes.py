@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
-__all__ = ["Mode", "list_modes", "parse_mode", "read_fb_modes", "read_sysfs_modes"]
+__all__ = ["Mode", "Timings", "list_modes", "parse_mode", "read_fb_modes", "read_sysfs_modes"]
 
 SYSFS_GRAPHICS = "/sys/class/graphics"
 FB_MODES = "/etc/fb.modes"

@@ -34,7 +34,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import warnings
-from typing import Any, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
