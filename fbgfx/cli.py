@@ -548,7 +548,7 @@ def _preview_mode(fb, args: argparse.Namespace) -> None:
     deadline = None if args.duration is None else time.monotonic() + args.duration
     screen = _open_screen(fb)
     try:
-        screen.present(test_pattern(fb.width, fb.height, f"{_describe_var(fb.var)} {fb.format.name}"), fit="stretch")
+        screen.present(mode_card(fb.width, fb.height, f"{_describe_var(fb.var)} {fb.format.name}"), fit="stretch")
         if deadline is None and sys.stderr.isatty():
             print(f"fbgfx: previewing {args.mode}; Ctrl-C restores the previous mode", file=sys.stderr)
         try:
@@ -559,7 +559,7 @@ def _preview_mode(fb, args: argparse.Namespace) -> None:
         screen.close()
 
 
-def test_pattern(width: int, height: int, label: str = ""):
+def mode_card(width: int, height: int, label: str = ""):
     """A PIL RGB test card: colour bars, a gray ramp, a border and a label."""
     from PIL import Image, ImageDraw
 
