@@ -291,7 +291,10 @@ def _save(fb, path: Optional[str]) -> None:
 
 
 def _open_screen(fb):
-    return fb.screen(buffering="auto", console=True)
+    # A file-backed virtual framebuffer shares its memory with other processes but not
+    # its pan offset; draw at offset 0 there, so `fbgfx grab` elsewhere sees the picture.
+    shared = getattr(getattr(fb, "device", None), "path", "virtual") != "virtual"
+    return fb.screen(buffering="copy" if shared else "auto", console=True)
 
 
 def _wait_until(deadline: Optional[float]) -> None:

@@ -508,3 +508,15 @@ def test_ctrl_c_exits_130_and_restores(tmp_path, argv):
             proc.kill()
     assert proc.returncode == 130, err
     assert b"Traceback" not in err
+
+
+def test_show_then_grab_through_shared_file(tmp_path, capsys):
+    """What show draws on a file-backed virtual framebuffer, a later grab of that file sees."""
+    spec = f"virtual:200x120:RGB565:file={tmp_path / 'fb.raw'}"
+    img = solid(tmp_path / "a.png", (200, 120), (0, 255, 0))
+    code, _, err = run(capsys, "show", img, "--duration", "0", "-d", spec)
+    assert code == 0, err
+    out = tmp_path / "g.png"
+    code, _, err = run(capsys, "grab", out, "-d", spec)
+    assert code == 0, err
+    assert rgb_at(out, (100, 60)) == (0, 255, 0)
