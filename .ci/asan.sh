@@ -14,11 +14,13 @@ repo=$(pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/fbgfx-asan.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# A copy of the package without its built module, the tests and the pytest settings.
+# A copy of the working tree (tests use examples/, README.md, ...) without git data,
+# caches or the built module.
 mkdir -p "$work/src"
-cp -r fbgfx native tests pyproject.toml "$work/src/"
-rm -f "$work"/src/fbgfx/_native*.so "$work"/src/fbgfx/_native.c
-find "$work/src" -name __pycache__ -prune -exec rm -rf {} +
+tar -C "$repo" -cf - --exclude=./.git --exclude=./build --exclude='*.so' --exclude='*.o' \
+    --exclude=__pycache__ --exclude=.pytest_cache --exclude=.hypothesis --exclude='*.egg-info' . |
+    tar -C "$work/src" -xf -
+rm -f "$work/src/fbgfx/_native.c"
 
 # Build the extension with the sanitizer, straight from native/build_ffi.py.
 (
@@ -43,6 +45,8 @@ fi
 
 cd "$work/src"
 export LD_PRELOAD="$libasan"
+# child processes (examples, CLI tests) import the sanitized copy too
+export PYTHONPATH="$work/src${PYTHONPATH:+:$PYTHONPATH}"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"
 # Make sure the sanitized copy is what gets imported, not the repository's build.
 python - "$work/src" <<'EOF'

@@ -50,6 +50,9 @@ def as_rgb(source) -> np.ndarray:
     Returns:
         A (h, w, 3) or (h, w, 4) uint8 array; (h, w, 4) only when the source has
         alpha. Arrays that already have that form are returned as they are (no copy).
+        For RGB and RGBA images this is a read-only view of Pillow's own memory when
+        Pillow can export it (Arrow C data interface), so later changes to the image
+        show through; copy it to keep a snapshot.
 
     Raises:
         TypeError: The source is neither a PIL image nor a NumPy array, or the array
@@ -278,15 +281,16 @@ def to_native(src, fmt: PixelFormat, out, *, palette=None, blend: bool = True) -
         return
     rgba = src.shape[2] == 4
     spec = _spec(fmt, pal, h * w)
-    if spec is not None and _native_ok(out, fmt):
+    dst = None if spec is None else _native_ptr(out, fmt)
+    if dst is not None:
         step = src.strides[1]
         if not (src.strides[2] == 1 and (step == src.shape[2] or (step == 4 and _in_pillow(src)))):
             src = np.ascontiguousarray(src)
             step = src.shape[2]
         if rgba and blend:
-            rc = _lib.convert_blend(_ptr(src), src.strides[0], _ptr(out), out.strides[0], w, h, spec)
+            rc = _lib.convert_blend(_ptr(src), src.strides[0], dst, out.strides[0], w, h, spec)
         else:
-            rc = _lib.convert_pack(_ptr(src), src.strides[0], step, int(rgba), _ptr(out), out.strides[0], w, h, spec)
+            rc = _lib.convert_pack(_ptr(src), src.strides[0], step, int(rgba), dst, out.strides[0], w, h, spec)
         _check_rc(rc)
         return
     if rgba and blend:
@@ -321,10 +325,11 @@ def from_native(native, fmt: PixelFormat, *, palette=None, alpha: bool = False) 
         raise ValueError(f"native must have shape {fmt.array_shape(h, w)} for {fmt.name}, got {native.shape}")
     pal = _palette_of(fmt, palette)
     spec = _spec(fmt, pal, h * w)
-    if spec is not None and _native_ok(native, fmt):
+    src = None if spec is None else _native_ptr(native, fmt)
+    if src is not None:
         rgb = np.empty((h, w, 4 if alpha else 3), np.uint8)
         if h and w:
-            _check_rc(_lib.convert_unpack(_ptr(native), native.strides[0], _ptr(rgb), rgb.strides[0],
+            _check_rc(_lib.convert_unpack(src, native.strides[0], _ptr(rgb), rgb.strides[0],
                                           rgb.shape[2], w, h, spec))
         return rgb
     return np.ascontiguousarray(fmt.unpack(native, pal, alpha=alpha))
@@ -353,12 +358,13 @@ def blend_mask(out, mask, color, fmt: PixelFormat, *, palette=None) -> None:
     pal = _palette_of(fmt, palette)
     if h == 0 or w == 0 or a == 0:
         return
-    exact = fmt.pack_color((r, g, b, 255), pal)
+    exact = _packed_color(fmt, (r, g, b), None if pal is None else pal.tobytes())
     spec = _spec(fmt, pal, h * w)
-    if spec is not None and _native_ok(out, fmt):
+    dst = None if spec is None else _native_ptr(out, fmt)
+    if dst is not None:
         if mask.strides[1] != 1:
             mask = np.ascontiguousarray(mask)
-        _check_rc(_lib.convert_blend_mask(_ptr(mask), mask.strides[0], _ptr(out), out.strides[0], w, h,
+        _check_rc(_lib.convert_blend_mask(_ptr(mask), mask.strides[0], dst, out.strides[0], w, h,
                                           r, g, b, a, exact, spec))
         return
     k = (mask.astype(np.uint32) * a + 127) // 255
@@ -395,10 +401,19 @@ def fill(out, value: int) -> None:
         raise ValueError(f"pixel value {value:#x} does not fit in {out.dtype}")
     if not out.flags.writeable:
         raise ValueError("out is read-only")
-    if _C and out.strides[1] == size and out.strides[0] % size == 0 and _ptr_int(out) % size == 0:
-        _check_rc(_lib.convert_fill(_ptr(out), out.strides[0], out.shape[1], out.shape[0], size, value))
+    address = _ptr_int(out)
+    if _C and out.strides[1] == size and out.strides[0] % size == 0 and address % size == 0:
+        _check_rc(_lib.convert_fill(_ffi.cast("uint8_t *", address), out.strides[0], out.shape[1], out.shape[0],
+                                    size, value))
     else:
         out[...] = value
+
+
+@functools.lru_cache(maxsize=256)
+def _packed_color(fmt: PixelFormat, rgb: Tuple[int, int, int], palette_bytes: Optional[bytes]) -> int:
+    """fmt.pack_color of an opaque colour, cached: text draws the same colour often."""
+    palette = None if palette_bytes is None else np.frombuffer(palette_bytes, np.uint8).reshape(-1, 3)
+    return fmt.pack_color(rgb + (255,), palette)
 
 
 # -- the C kernels ----------------------------------------------------------------------
@@ -469,12 +484,16 @@ def _ptr(a: np.ndarray):
     return _ffi.cast("uint8_t *", _ptr_int(a))
 
 
-def _native_ok(a: np.ndarray, fmt: PixelFormat) -> bool:
-    """True when the kernels can address ``a``: pixels packed along each row, aligned."""
+def _native_ptr(a: np.ndarray, fmt: PixelFormat):
+    """A pointer to ``a`` when the kernels can address it (pixels packed along each
+    row, aligned to the pixel size), else None."""
+    address = _ptr_int(a)
     if fmt.bpp == 24:
-        return a.strides[1:] == (3, 1)
-    size = a.dtype.itemsize
-    return a.strides[1] == size and a.strides[0] % size == 0 and _ptr_int(a) % size == 0
+        ok = a.strides[1:] == (3, 1)
+    else:
+        size = a.dtype.itemsize
+        ok = a.strides[1] == size and a.strides[0] % size == 0 and address % size == 0
+    return _ffi.cast("uint8_t *", address) if ok else None
 
 
 def _check_rc(rc: int) -> None:
