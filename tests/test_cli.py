@@ -520,3 +520,36 @@ def test_show_then_grab_through_shared_file(tmp_path, capsys):
     code, _, err = run(capsys, "grab", out, "-d", spec)
     assert code == 0, err
     assert rgb_at(out, (100, 60)) == (0, 255, 0)
+
+
+def test_play_shows_progress_on_a_terminal(tmp_path):
+    """On a terminal, play rewrites one frames/fps/drops line on stderr and ends with a summary."""
+    import pty
+
+    anim = animation(tmp_path / "a.gif", durations=(100, 100, 100, 400))
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "fbgfx", "play", anim, "-d", V565], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # EIO: the other side closed
+                break
+            if not data:
+                break
+            chunks.append(data)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        os.close(master)
+    text = b"".join(chunks).decode()
+    assert "\rplay: " in text and " fps, " in text and " dropped" in text
+    assert "fbgfx: played 4 frames" in text.splitlines()[-1]
+
+
+def test_unknown_device_format(capsys):
+    """A virtual device spec with an unknown pixel format is one error line naming it."""
+    code, _, err = run(capsys, "info", "-d", "virtual:800x480:RGB666")
+    assert code == 2 and "unknown pixel format 'RGB666'" in one_error_line(err)
