@@ -290,10 +290,19 @@ def _save(fb, path: Optional[str]) -> None:
         fb.snapshot().save(path)
 
 
-def _open_screen(fb):
+def _in_process_only(fb) -> bool:
+    """True for a virtual framebuffer that no other process can see (not file-backed)."""
+    device = getattr(fb, "device", None)
+    return fb.path.startswith("virtual:") and getattr(device, "path", "virtual") == "virtual"
+
+
+def _open_screen(fb, out: Optional[str] = None):
+    if _in_process_only(fb) and not out:
+        print("fbgfx: note: nothing outside this process sees a virtual framebuffer; "
+              "add --out FILE.png to keep the picture", file=sys.stderr)
     # A file-backed virtual framebuffer shares its memory with other processes but not
     # its pan offset; draw at offset 0 there, so `fbgfx grab` elsewhere sees the picture.
-    shared = getattr(getattr(fb, "device", None), "path", "virtual") != "virtual"
+    shared = fb.path.startswith("virtual:") and not _in_process_only(fb)
     return fb.screen(buffering="copy" if shared else "auto", console=True)
 
 
@@ -549,7 +558,7 @@ def _list_modes(fb) -> None:
 def _preview_mode(fb, args: argparse.Namespace) -> None:
     """Show a test pattern in the new mode until Ctrl-C or --duration (mode restored by close)."""
     deadline = None if args.duration is None else time.monotonic() + args.duration
-    screen = _open_screen(fb)
+    screen = _open_screen(fb, args.out)
     try:
         screen.present(mode_card(fb.width, fb.height, f"{_describe_var(fb.var)} {fb.format.name}"), fit="stretch")
         if deadline is None and sys.stderr.isatty():
@@ -602,7 +611,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         side = max(fb.width, fb.height)
         first = load_image(args.images[0], side)
         deadline = None if args.duration is None else time.monotonic() + args.duration
-        screen = _open_screen(fb)
+        screen = _open_screen(fb, args.out)
         try:
             try:
                 _slideshow(screen, args, first, background, side, deadline)
@@ -664,7 +673,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         if first is None:
             raise CliError("stdin had no frames" if args.file == "-" else f"{args.file}: no frames")
         with _open(args) as fb:
-            screen = _open_screen(fb)
+            screen = _open_screen(fb, args.out)
             try:
                 try:
                     _play(screen, args, first, frames)
@@ -894,10 +903,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         default = os.environ.get("FRAMEBUFFER") or "/dev/fb0"
         virtual_note = f"no framebuffer here ({default} is missing): ran the demo on a virtual 800x480 one"
     with fb:
-        virtual = fb.path.startswith("virtual:") or virtual_note is not None
-        out = args.out or ("demo.png" if virtual_note else None)
+        virtual = fb.path.startswith("virtual:")
+        # Nobody would see a demo on an in-process virtual framebuffer: keep a picture.
+        out = args.out or ("demo.png" if _in_process_only(fb) else None)
         seconds = args.seconds if args.seconds is not None else (2.0 if virtual else 10.0)
-        screen = _open_screen(fb)
+        screen = _open_screen(fb, out)
         try:
             try:
                 frames, elapsed = run_demo(screen, fb, seconds)

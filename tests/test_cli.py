@@ -553,3 +553,14 @@ def test_unknown_device_format(capsys):
     """A virtual device spec with an unknown pixel format is one error line naming it."""
     code, _, err = run(capsys, "info", "-d", "virtual:800x480:RGB666")
     assert code == 2 and "unknown pixel format 'RGB666'" in one_error_line(err)
+
+
+def test_virtual_without_out(tmp_path, capsys, monkeypatch):
+    """On an in-process virtual framebuffer, demo keeps demo.png and show says to add --out."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "demo", "--seconds", "0", "-d", "virtual:320x240")
+    assert code == 0, err
+    assert Image.open(tmp_path / "demo.png").size == (320, 240)
+    img = solid(tmp_path / "a.png", (8, 8), "red")
+    code, _, err = run(capsys, "show", img, "--duration", "0", "-d", "virtual:320x240")
+    assert code == 0 and "add --out FILE.png" in err
