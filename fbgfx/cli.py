@@ -39,6 +39,10 @@ _F_SETPIPE_SZ = 1031
 _PREFETCH = 2
 
 
+# Remarks for the user, printed when a command has succeeded.
+_NOTES: List[str] = []
+
+
 class CliError(Exception):
     """Bad input: reported as one line on stderr, exit status 2."""
 
@@ -72,8 +76,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    del _NOTES[:]
     try:
-        return args.run(args) or 0
+        status = args.run(args) or 0
+        for note in _NOTES:  # after success only: an error stays one line
+            print(f"fbgfx: note: {note}", file=sys.stderr)
+        return status
     except KeyboardInterrupt:
         _status_end()
         return EXIT_INTERRUPTED
@@ -298,8 +306,7 @@ def _in_process_only(fb) -> bool:
 
 def _open_screen(fb, out: Optional[str] = None):
     if _in_process_only(fb) and not out:
-        print("fbgfx: note: nothing outside this process sees a virtual framebuffer; "
-              "add --out FILE.png to keep the picture", file=sys.stderr)
+        _NOTES.append("nothing outside this process sees a virtual framebuffer; add --out FILE.png to keep the picture")
     # A file-backed virtual framebuffer shares its memory with other processes but not
     # its pan offset; draw at offset 0 there, so `fbgfx grab` elsewhere sees the picture.
     shared = fb.path.startswith("virtual:") and not _in_process_only(fb)
