@@ -529,7 +529,8 @@ def test_play_shows_progress_on_a_terminal(tmp_path):
     anim = animation(tmp_path / "a.gif", durations=(100, 100, 100, 400))
     master, slave = pty.openpty()
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "fbgfx", "play", anim, "-d", V565], cwd=ROOT,
+        proc = subprocess.Popen([sys.executable, "-m", "fbgfx", "play", anim, "-d", V565, "--out", tmp_path / "o.png"],
+                                cwd=ROOT,
                                 stdout=subprocess.DEVNULL, stderr=slave)
         os.close(slave)
         chunks = []
