@@ -77,4 +77,4 @@ if __name__ == "__main__":
     try:
         main()
     except KeyboardInterrupt:  # the screen was restored on the way out
-        raise SystemExit(130)
+        raise SystemExit(130) from None

@@ -839,7 +839,8 @@ def _raw_source(args) -> Iterator[Tuple[Any, float]]:
     if args.loop:
         raise CliError("--loop cannot rewind stdin; loop the producer instead (e.g. ffmpeg -stream_loop -1)")
     if sys.stdin is None or sys.stdin.isatty():
-        raise CliError("stdin is a terminal: pipe raw frames in, e.g. ffmpeg ... -f rawvideo -pix_fmt rgb24 - | fbgfx play - --size WxH")
+        raise CliError("stdin is a terminal: pipe raw frames in, "
+                       "e.g. ffmpeg ... -f rawvideo -pix_fmt rgb24 - | fbgfx play - --size WxH")
     bpp, fmt_name = RAW_PIX_FMTS[args.pix_fmt]
     frame_bytes = width * height * bpp
     fps = 30.0 if args.fps is None else args.fps
