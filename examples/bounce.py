@@ -36,8 +36,7 @@ def main() -> None:
         colors = [tuple(int(c) for c in rng.integers(60, 256, 3)) for _ in range(args.balls)]
         font = fbgfx.font(size=max(12, h // 24))
 
-        screen = fb.screen(buffering=args.buffering)
-        try:
+        with fb.screen(buffering=args.buffering) as screen:
             start = last = time.monotonic()
             frames, fps, fps_start, fps_frames = 0, 0.0, start, 0
             while args.seconds is None or last - start < args.seconds:
@@ -59,8 +58,6 @@ def main() -> None:
                     fps, fps_start, fps_frames = fps_frames / (now - fps_start), now, 0
             if args.out:
                 fb.snapshot().save(args.out)
-        finally:
-            screen.close()
     print(f"bounce: {frames} frames with {screen.buffering} buffering")
 
 

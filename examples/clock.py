@@ -23,8 +23,7 @@ def main() -> None:
 
     background, ink = (8, 12, 20), (120, 255, 160)
     with fbgfx.open(args.device) as fb:
-        screen = fb.screen()
-        try:
+        with fb.screen() as screen:
             w, h = fb.width, fb.height
             size = h // 3
             while True:  # the biggest digits for which HH:MM:SS fits in 90% of the width
@@ -67,8 +66,6 @@ def main() -> None:
                 time.sleep(max(0.0, min(1 - time.time() % 1, (end or float("inf")) - time.monotonic())))
             if args.out:
                 fb.snapshot().save(args.out)
-        finally:
-            screen.close()
     print(f"clock: {updates} cell updates in {ticks} ticks")
 
 

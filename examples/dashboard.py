@@ -97,8 +97,7 @@ def main() -> None:
         bars_box = (pad, head + gh + pad, w - pad, h - pad)
         history = []
 
-        screen = fb.screen()
-        try:
+        with fb.screen() as screen:
             end = None if args.seconds is None else time.monotonic() + args.seconds
             before = cpu_times()
             time.sleep(0.1)
@@ -136,8 +135,6 @@ def main() -> None:
                 time.sleep(0.5 if end is None else max(0.0, min(0.5, end - time.monotonic())))
             if args.out:
                 fb.snapshot().save(args.out)
-        finally:
-            screen.close()
 
 
 if __name__ == "__main__":

@@ -18,9 +18,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5, help="how long to show it (default 5)")
     args = parser.parse_args()
 
-    with fbgfx.open(args.device) as fb:
-        screen = fb.screen()  # double buffered; the console stays quiet while it is open
-        try:
+    with fbgfx.open(args.device) as fb:  # mode, pan and palette come back on close
+        with fb.screen() as screen:  # double buffered; the text console keeps quiet until it closes
             w, h = fb.width, fb.height
             with screen.frame() as s:  # shown when the block ends
                 s.clear("midnightblue")
@@ -33,8 +32,6 @@ def main() -> None:
             time.sleep(args.seconds)
             if args.out:
                 fb.snapshot().save(args.out)
-        finally:
-            screen.close()  # console and mode back as they were
 
 
 if __name__ == "__main__":

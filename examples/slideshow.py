@@ -49,8 +49,7 @@ def main() -> None:
         size = (fb.width, fb.height)
         sources = args.images or list(generated(size))
         end = None if args.seconds is None else time.monotonic() + args.seconds
-        screen = fb.screen()
-        try:
+        with fb.screen() as screen:
             current = None
             for source in itertools.cycle(sources):
                 picture = fitted(source, size)
@@ -69,8 +68,6 @@ def main() -> None:
                 time.sleep(args.delay)
             if args.out:
                 fb.snapshot().save(args.out)
-        finally:
-            screen.close()
 
 
 if __name__ == "__main__":

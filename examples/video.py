@@ -63,9 +63,8 @@ def main() -> None:
             frames = stdin_frames(width, height)
         else:
             frames = plasma_frames(fb.width, fb.height)
-        screen = fb.screen()
         shown = dropped = 0
-        try:
+        with fb.screen() as screen:
             period = 1 / args.fps
             due = time.monotonic()
             for i, frame in enumerate(frames):
@@ -81,8 +80,6 @@ def main() -> None:
                 due += period
             if args.out:
                 fb.snapshot().save(args.out)
-        finally:
-            screen.close()
     print(f"video: {shown} frames shown, {dropped} dropped")
 
 
