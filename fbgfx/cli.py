@@ -742,7 +742,7 @@ class _Prefetch:
 
     def close(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=1.0)
+        self._thread.join(timeout=0.2)  # a reader blocked on a quiet pipe is a daemon: let it be
 
 
 def _play(screen, args, first, frames: Iterator) -> None:
