@@ -565,3 +565,22 @@ def test_virtual_without_out(tmp_path, capsys, monkeypatch):
     img = solid(tmp_path / "a.png", (8, 8), "red")
     code, _, err = run(capsys, "show", img, "--duration", "0", "-d", "virtual:320x240")
     assert code == 0 and "add --out FILE.png" in err
+
+
+def test_ctrl_c_while_waiting_for_stdin(tmp_path):
+    """Ctrl-C while play waits on a quiet pipe exits with 130 and no traceback."""
+    raw = tmp_path / "fb.raw"
+    spec = f"virtual:64x48:RGB565:file={raw}"
+    proc = subprocess.Popen([sys.executable, "-m", "fbgfx", "play", "-", "--size", "64x48", "-d", spec], cwd=ROOT,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(raw_frames("rgb24", COLORS[:1]))
+        proc.stdin.flush()  # one frame, then nothing: the producer stalls
+        assert wait_for_change(raw, b"\0" * (64 * 48 * 2 * 2))
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 130
+        assert b"Traceback" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdin.close()
