@@ -912,6 +912,10 @@ class Surface:
 def _wu(mask: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> None:
     """Accumulate Xiaolin Wu coverage of one segment into ``mask`` (clipped)."""
     h, w = mask.shape
+    seg = _clip_segment(x0, y0, x1, y1, -2.0, -2.0, w + 2.0, h + 2.0)
+    if seg is None:
+        return
+    x0, y0, x1, y1 = seg
     steep = abs(y1 - y0) > abs(x1 - x0)
     if steep:
         x0, y0, x1, y1 = y0, x0, y1, x1
@@ -934,6 +938,27 @@ def _wu(mask: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> None:
             np.maximum.at(mask, (xs[ok], yy[ok]), cov[ok].astype(np.float32))
         else:
             np.maximum.at(mask, (yy[ok], xs[ok]), cov[ok].astype(np.float32))
+
+
+def _clip_segment(x0, y0, x1, y1, left, top, right, bottom):
+    """Liang-Barsky: the part of a segment inside a rectangle, or None."""
+    dx, dy = x1 - x0, y1 - y0
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, x0 - left), (dx, right - x0), (-dy, y0 - top), (dy, bottom - y0)):
+        if p == 0:
+            if q < 0:
+                return None
+            continue
+        t = q / p
+        if p < 0:
+            if t > t1:
+                return None
+            t0 = max(t0, t)
+        else:
+            if t < t0:
+                return None
+            t1 = min(t1, t)
+    return x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy
 
 
 def _as_format(format) -> PixelFormat:

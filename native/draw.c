@@ -642,7 +642,7 @@ static void draw_bigring_init(draw_bigring *s, draw_target *t, int64_t y0, int32
     s->bi = b - 2.0 * (w - 1);
     s->par = a % 2;
     /* visible pixel rows -> grid rows Y = 2 * (row - y0) - b */
-    int64_t r0 = t->cy0 > y0 ? t->cy0 : y0, r1 = t->cy1 - 1 < y0 + b / 2 ? t->cy1 - 1 : y0 + b / 2;
+    int64_t r0 = t->cy0 > y0 ? t->cy0 : y0, r1 = t->cy1 - 1 < y0 + b ? t->cy1 - 1 : y0 + b;
     s->y = (int32_t)(2 * (r0 - y0) - b);
     s->yend = r1 < r0 ? s->y - 2 : (int32_t)(2 * (r1 - y0) - b);
     s->side = 0;
@@ -650,14 +650,17 @@ static void draw_bigring_init(draw_bigring *s, draw_target *t, int64_t y0, int32
 
 static int draw_bigring_next(draw_bigring *s, int32_t *x0, int32_t *y, int32_t *x1) {
     while (s->y <= s->yend) {
-        double Y = s->y, r, l = -1;
-        double f = 1.0 - (Y * Y) / (s->b * s->b);
+        /* a pixel row spans grid rows Y-1..Y+1: the outline reaches furthest at the
+         * edge nearer the centre, the hole is narrowest at the farther edge */
+        double Y = fabs((double)s->y), r, l = -1;
+        double Yo = Y > 1 ? Y - 1 : 0, Yi = Y + 1;
+        double f = 1.0 - (Yo * Yo) / (s->b * s->b);
         int32_t yy = s->y;
         int side = s->side;
         if (side == 1) { s->side = 0; s->y += 2; } else s->side = 1;
         if (f < 0) continue;
         r = s->a * sqrt(f);
-        if (s->ai > 0 && s->bi > 0 && fabs(Y) < s->bi) l = s->ai * sqrt(1.0 - (Y * Y) / (s->bi * s->bi));
+        if (s->ai > 0 && s->bi > 0 && Yi < s->bi) l = s->ai * sqrt(1.0 - (Yi * Yi) / (s->bi * s->bi));
         /* snap to the grid parity */
         int32_t R = (int32_t)floor((r - s->par) / 2) * 2 + s->par;
         int32_t L = l < 0 ? -R - 2 : (int32_t)ceil((l - s->par) / 2) * 2 + s->par;

@@ -471,3 +471,14 @@ def test_antialiased_line_stays_near_the_aliased_one():
     assert ga.max() == 255 and ((ga > 0) & (ga < 255)).any()
     ys, xs = np.nonzero(b.array)
     assert (ga[ys, xs] > 0).all()
+
+
+def test_huge_ellipses_are_drawn_by_rows():
+    """Ellipses too big for the exact walk still cover what they should, row by row."""
+    s = Surface(W, H)
+    s.circle((32, 24), 20000, fill="white")
+    assert (s.array != 0).all()
+    s = Surface(W, H)
+    s.circle((32, 20010), 20000, outline="white", width=3)
+    rows = (s.array != 0).sum(axis=1)
+    assert rows[10:13].tolist() == [W, W, W] and rows[:10].sum() == 0 and rows[13:].sum() == 0
