@@ -650,7 +650,7 @@ def _slideshow(screen, args, first, background, side: int, deadline: Optional[fl
         screen.present(_flatten(image, background), fit=args.fit, background=background)
         shown_at = time.monotonic()
         last = index == len(paths) - 1
-        if last and not args.loop:
+        if len(paths) == 1 or (last and not args.loop):
             _wait_until(deadline)
             return
         index = (index + 1) % len(paths)
