@@ -12,7 +12,18 @@ cd "$(dirname "$0")/.."
 repo=$(pwd)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/fbgfx-asan.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# pytest captures stderr, so sanitizer reports go to files, printed at the end
+report() {
+    local rc=$?
+    if compgen -G "$work/asan-report.*" > /dev/null; then
+        echo "asan: AddressSanitizer reports:" >&2
+        cat "$work"/asan-report.* >&2
+        rc=1
+    fi
+    rm -rf "$work"
+    exit $rc
+}
+trap report EXIT
 
 # A copy of the working tree (tests use examples/, README.md, ...) without git data,
 # caches or the built module.
@@ -47,7 +58,8 @@ cd "$work/src"
 export LD_PRELOAD="$libasan"
 # child processes (examples, CLI tests) import the sanitized copy too
 export PYTHONPATH="$work/src${PYTHONPATH:+:$PYTHONPATH}"
-export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"
+# a small quarantine keeps the memory overhead low on 2-core CI machines
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:quarantine_size_mb=32:log_path=$work/asan-report:${ASAN_OPTIONS:-}"
 # Make sure the sanitized copy is what gets imported, not the repository's build.
 python - "$work/src" <<'EOF'
 import sys
