@@ -19,8 +19,7 @@ import time
 import numpy as np
 from PIL import Image
 
-from fbgfx import FORMATS
-from fbgfx import convert
+from fbgfx import FORMATS, convert
 
 
 def _time(fn) -> float:

@@ -23,7 +23,8 @@ from . import pixelformat as _pf
 from .pixelformat import PixelFormat, default_palette
 
 try:  # the C kernels; an old build without them falls back to NumPy
-    from ._native import ffi as _ffi, lib as _lib
+    from ._native import ffi as _ffi
+    from ._native import lib as _lib
 
     _C = hasattr(_lib, "convert_pack")
 except ImportError:  # pragma: no cover - the package is built on install
