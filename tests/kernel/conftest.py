@@ -237,15 +237,21 @@ def boot_and_test(setup: str, outdir: Path, pytest_args: List[str] = ()) -> Boot
         "-o", "junit_family=xunit1", *pytest_args,
     ]
     env = " ".join(f"{k}={shlex.quote(v)}" for k, v in guest_env.items())
-    # uptime.txt records when the guest reached each step (boot, driver, tests done).
+    # The guest runs this script; uptime.txt records when it reached each step.
     up = f"cut -d' ' -f1 /proc/uptime >>{outdir}/uptime.txt"
-    script = (
-        f"{up}; cd {shlex.quote(str(REPO))}; "
-        f"{spec['load']} >{outdir}/modprobe.txt 2>&1; {up}; "
+    script = outdir / "guest.sh"
+    script.write_text("\n".join([
+        up,
+        f"cd {shlex.quote(str(REPO))}",
+        f"{spec['load']} >{outdir}/modprobe.txt 2>&1",
+        up,
         f"env {env} {shlex.join(guest_pytest)} "
-        f">{outdir}/guest-stdout.txt 2>{outdir}/guest-stderr.txt; "
-        f"echo $? >{outdir}/guest-rc; {up}; dmesg >{outdir}/dmesg.txt"
-    )
+        f">{outdir}/guest-stdout.txt 2>{outdir}/guest-stderr.txt",
+        f"echo $? >{outdir}/guest-rc",
+        up,
+        f"dmesg >{outdir}/dmesg.txt",
+        "",
+    ]))
     cmd = [
         "vng", "--run", _kernel_image(), "--user", "root", "--disable-kvm",
         "--cpus", "2", "--memory", "1G", "--rwdir", str(outdir),
@@ -253,7 +259,7 @@ def boot_and_test(setup: str, outdir: Path, pytest_args: List[str] = ()) -> Boot
     ]
     for arg in spec["append"]:
         cmd += ["--append", arg]
-    cmd += ["--", script]
+    cmd += ["--", f"sh {script}"]
     (outdir / "vng-command.txt").write_text(shlex.join(cmd) + "\n")
 
     monitor = Monitor(sock, outdir)

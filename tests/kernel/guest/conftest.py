@@ -181,7 +181,10 @@ class Kernel:
             pytest.skip(f"{SETUP} has no emulated display to dump")
         Kernel._count += 1
         n = f"{os.getpid()}-{Kernel._count}"
-        (RWDIR / f"req-{n}").write_text("screendump\n")
+        # Written aside and renamed, so the host never sees (and deletes) a half-made file.
+        tmp = RWDIR / f".req-{n}"
+        tmp.write_text("screendump\n")
+        tmp.rename(RWDIR / f"req-{n}")
         done = RWDIR / f"done-{n}"
         deadline = time.monotonic() + timeout
         while not done.exists():
@@ -196,6 +199,50 @@ class Kernel:
         shot.unlink()
         done.unlink()
         return img
+
+    def settled_screendump(self, tries: int = 6, pause: float = 0.3) -> np.ndarray:
+        """A screendump once the picture stops changing.
+
+        DRM fbdev emulation copies mmap writes to the display from a worker a little
+        later (deferred I/O), so take dumps until two in a row are equal.
+        """
+        time.sleep(pause)
+        last = self.screendump()
+        for _ in range(tries):
+            time.sleep(pause)
+            shot = self.screendump()
+            if np.array_equal(shot, last):
+                return shot
+            last = shot
+        return last
+
+    # -- independent pixel arithmetic ---------------------------------------------------
+    def channels(self, var: Optional[Dict[str, int]] = None):
+        """(offset, length) of red, green, blue from a raw var."""
+        var = var or self.var()
+        return [(var[f"{c}_offset"], var[f"{c}_length"]) for c in ("red", "green", "blue")]
+
+    def encode(self, rgb: np.ndarray, var: Optional[Dict[str, int]] = None) -> np.ndarray:
+        """Pack (h, w, 3) RGB into the device's bytes from the kernel's bitfields alone:
+        each channel keeps its top ``length`` bits at ``offset``, little-endian; an
+        alpha field (vfb's 32 bpp) is opaque, all ones."""
+        var = var or self.var()
+        value = np.zeros(rgb.shape[:2], np.uint64)
+        for i, (off, length) in enumerate(self.channels(var)):
+            value |= (rgb[..., i].astype(np.uint64) >> (8 - length)) << off
+        value |= np.uint64(((1 << var["transp_length"]) - 1) << var["transp_offset"])
+        nbytes = var["bits_per_pixel"] // 8
+        out = [((value >> (8 * b)) & 0xFF).astype(np.uint8) for b in range(nbytes)]
+        return np.stack(out, axis=-1).reshape(rgb.shape[0], -1)
+
+    def decode_top_bits(self, raw: np.ndarray, var: Optional[Dict[str, int]] = None) -> np.ndarray:
+        """Per channel, the field value (top bits of the colour) in raw device bytes."""
+        var = var or self.var()
+        nbytes = var["bits_per_pixel"] // 8
+        raw = raw.reshape(raw.shape[0], -1, nbytes).astype(np.uint64)
+        value = sum(raw[..., b] << (8 * b) for b in range(nbytes))
+        return np.stack([(value >> off) & ((1 << length) - 1) for off, length in self.channels(var)],
+                        axis=-1)
 
 
 def read_ppm(path: Path) -> np.ndarray:
