@@ -86,7 +86,7 @@ def main(argv=None) -> None:
     im = Image.new("RGB", (W, H))
     pil = pillow_ops(ImageDraw.Draw(im), font, w)
     print(f"fbgfx.Surface vs Pillow ImageDraw on {W}x{H}, median of {args.repeat} runs (ratio = fbgfx / Pillow)")
-    print(f"{'workload':<26}{'format':<10}{'Pillow ms':>10}{'fbgfx ms':>10}{'ratio':>8}")
+    print(f"{'workload':<36}{'format':<10}{'Pillow ms':>10}{'fbgfx ms':>10}{'ratio':>8}")
     for fmt in ("RGB565", "XRGB8888"):
         s = fbgfx.Surface(W, H, fmt)
         ours = fbgfx_ops(s, font, w)
@@ -105,8 +105,35 @@ def main(argv=None) -> None:
                      "circles": "200 filled circles r5..100", "texts": "100 texts 'Hello'"}[name.split(" ")[0]]
             if "batch" in name:
                 label += " (batch)"
-            print(f"{label:<26}{fmt:<10}{statistics.median(tp) * 1e3:>10.2f}{statistics.median(tf) * 1e3:>10.2f}"
+            print(f"{label:<36}{fmt:<10}{statistics.median(tp) * 1e3:>10.2f}{statistics.median(tf) * 1e3:>10.2f}"
                   f"{statistics.median(ratios):>8.2f}")
+    blit_table(args.repeat)
+
+
+def blit_table(repeat: int) -> None:
+    """Surface.blit of a 1920x1080 frame, as a ratio to a memcpy of the destination frame."""
+    rng = np.random.default_rng(2)
+    rgb = rng.integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
+    image = Image.fromarray(rgb)
+    print(f"\nSurface.blit of 1920x1080, median of {repeat} runs (ratio = blit / memcpy of the destination frame)")
+    print(f"{'source':<26}{'format':<10}{'memcpy ms':>10}{'blit ms':>10}{'ratio':>8}")
+    for fmt, source, label in (("XRGB8888", rgb, "RGB uint8 array"), ("RGB565", rgb, "RGB uint8 array"),
+                               ("XRGB8888", image, "PIL RGB image")):
+        s = fbgfx.Surface(1920, 1080, fmt)
+        spare = np.empty_like(s.array)
+        op = lambda: s.blit(source)  # noqa: E731
+        base = lambda: np.copyto(spare, s.array)  # noqa: E731
+        op()
+        base()
+        tb, to, ratios = [], [], []
+        for _ in range(repeat):
+            a = _time(base)
+            b = _time(op)
+            tb.append(a)
+            to.append(b)
+            ratios.append(b / a)
+        print(f"{label:<26}{fmt:<10}{statistics.median(tb) * 1e3:>10.2f}{statistics.median(to) * 1e3:>10.2f}"
+              f"{statistics.median(ratios):>8.2f}")
 
 
 if __name__ == "__main__":
