@@ -10,7 +10,7 @@ on palette formats the nearest palette entry is used.
 from __future__ import annotations
 
 import math
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Callable, Optional, Tuple
 
 import numpy as np
 from PIL import Image
@@ -789,6 +789,11 @@ class Surface:
             anchor, spacing, align, direction, features, language, stroke_width,
                 stroke_fill: As in Pillow.
             font_size: Size of the default font when ``font`` is None.
+            embedded_color: Accepted for compatibility; colour (emoji) glyphs are
+                drawn in ``fill`` like any other glyph.
+
+        Raises:
+            ValueError: A non-finite position, a bad anchor or alignment.
         """
         fnt = font if font is not None else (_text.default_font() if font_size is None else _text.font(None, font_size))
         ink = self._ink(_WHITE if fill is None else fill)

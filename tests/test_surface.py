@@ -1,6 +1,5 @@
 """Surface primitives against Pillow's ImageDraw, colours, clipping, blits and batch forms."""
 
-import math
 
 import numpy as np
 import pytest

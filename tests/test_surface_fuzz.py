@@ -1,9 +1,7 @@
 """Property tests: random primitives never write outside the surface, and match Pillow."""
 
-import math
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw
