@@ -58,8 +58,9 @@ cd "$work/src"
 export LD_PRELOAD="$libasan"
 # child processes (examples, CLI tests) import the sanitized copy too
 export PYTHONPATH="$work/src${PYTHONPATH:+:$PYTHONPATH}"
-# a small quarantine keeps the memory overhead low on 2-core CI machines
-export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:quarantine_size_mb=32:log_path=$work/asan-report:${ASAN_OPTIONS:-}"
+# a small quarantine keeps the memory overhead low; a huge allocation returns NULL
+# (NumPy raises MemoryError) instead of aborting the run
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:quarantine_size_mb=32:allocator_may_return_null=1:log_path=$work/asan-report:${ASAN_OPTIONS:-}"
 # Make sure the sanitized copy is what gets imported, not the repository's build.
 python - "$work/src" <<'EOF'
 import sys
