@@ -267,8 +267,9 @@ def to_native(src, fmt: PixelFormat, out, *, palette=None, blend: bool = True) -
         palette: For indexed formats, the (n, 3) uint8 colour map to match against;
             defaults to :func:`fbgfx.default_palette`.
         blend: With RGBA ``src``: blend source-over onto the pixels already in
-            ``out`` (alpha 0 leaves a pixel untouched). False writes the alpha into
-            formats that have it and ignores it otherwise.
+            ``out`` (alpha 0 leaves a pixel untouched, 255 writes ``fmt.pack``'s
+            value; formats with alpha store ``a + dst_a * (1 - a)``). False writes
+            the alpha into formats that have it and ignores it otherwise.
 
     Raises:
         TypeError: Wrong array types or dtypes.
