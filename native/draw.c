@@ -520,6 +520,7 @@ done:
 
 typedef struct {
     int64_t a2, b2, a2b2;
+    int64_t err;  /* a2*cy^2 + b2*cx^2 - a2b2 at the current point, kept incrementally */
     int32_t cx, cy, ex, ey;
     int done;
 } draw_quarter;
@@ -536,11 +537,8 @@ static void draw_quarter_init(draw_quarter *q, int32_t a, int32_t b) {
     q->a2 = (int64_t)a * a;
     q->b2 = (int64_t)b * b;
     q->a2b2 = q->a2 * q->b2;
+    q->err = q->a2 * q->cy * q->cy + q->b2 * (int64_t)q->cx * q->cx - q->a2b2;
     q->done = 0;
-}
-
-static inline int64_t draw_quarter_err(const draw_quarter *q, int64_t x, int64_t y) {
-    return llabs(q->a2 * y * y + q->b2 * x * x - q->a2b2);
 }
 
 static int draw_quarter_next(draw_quarter *q, int32_t *x, int32_t *y) {
@@ -551,23 +549,29 @@ static int draw_quarter_next(draw_quarter *q, int32_t *x, int32_t *y) {
         q->done = 1;
         return 0;
     }
-    /* best of: up, up-left, left */
+    /* best of: up, up-left, left, by the absolute error of the ellipse equation;
+     * the errors of the neighbours differ from the current one by exact increments */
+    int64_t up = q->a2 * (4 * (int64_t)q->cy + 4);
+    int64_t left = q->b2 * (4 - 4 * (int64_t)q->cx);
+    int64_t e = q->err + up;
     int32_t nx = q->cx, ny = q->cy + 2;
-    int64_t best = draw_quarter_err(q, nx, ny);
+    int64_t best = llabs(e);
     if (nx > 1) {
-        int64_t d = draw_quarter_err(q, q->cx - 2, q->cy + 2);
-        if (best > d) {
+        int64_t ed = q->err + up + left, el = q->err + left;
+        if (best > llabs(ed)) {
             nx = q->cx - 2;
-            best = d;
+            best = llabs(ed);
+            e = ed;
         }
-        d = draw_quarter_err(q, q->cx - 2, q->cy);
-        if (best > d) {
+        if (best > llabs(el)) {
             nx = q->cx - 2;
             ny = q->cy;
+            e = el;
         }
     }
     q->cx = nx;
     q->cy = ny;
+    q->err = e;
     return 0;
 }
 
