@@ -179,11 +179,19 @@ static int convert_is(const convert_format *f, int bpp, int ro, int rl, int go, 
  * returns how many pixels it did; the plain loops finish the row. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(FBGFX_NO_CLONES)
 #include <immintrin.h>
+#include <stdlib.h>
 #define CONVERT_AVX2 1
 
+/* FBGFX_NO_AVX2=1 in the environment turns these kernels off, so the tests can check
+ * the plain loops (the ones ARM boards run) on a PC too. */
 static int convert_have_avx2(void)
 {
-    return __builtin_cpu_supports("avx2");
+    static int have = -1; /* racing threads all store the same answer */
+    if (have < 0) {
+        const char *off = getenv("FBGFX_NO_AVX2");
+        have = __builtin_cpu_supports("avx2") && !(off && *off && *off != '0');
+    }
+    return have;
 }
 
 /* Byte shuffle for 8 pixels of `ch` bytes: the low lane holds source bytes 0..15, the

@@ -422,3 +422,39 @@ def test_default_palette_is_used_for_indexed(path):
     out = np.zeros((9, 9), np.uint8)
     convert.to_native(rgb, fmt, out)
     assert (out == 37).all()
+
+
+_PLAIN_LOOPS_CHECK = """
+import numpy as np
+from fbgfx import FORMATS, convert
+assert convert._C
+r = np.random.default_rng(21)
+for name, fmt in FORMATS.items():
+    for h, w in ((5, 40), (3, 37)):
+        for ch in (3, 4):
+            src = r.integers(0, 256, (h, w, ch), dtype=np.uint8)
+            out = np.zeros(fmt.array_shape(h, w), fmt.dtype)
+            convert.to_native(src, fmt, out, blend=False)
+            assert (out == fmt.pack(src)).all(), ("pack", name, ch)
+            ref = out.copy()
+            convert._blend_np(src[..., :3], src[..., 3] if ch == 4 else np.full((h, w), 200, np.uint8), fmt, ref, None)
+            if ch == 4:
+                convert.to_native(src, fmt, out)
+                assert (out == ref).all(), ("blend", name)
+            assert (convert.from_native(out, fmt) == fmt.unpack(out)).all(), ("unpack", name)
+print("plain loops ok")
+"""
+
+
+def test_plain_loops_without_avx2():
+    """With FBGFX_NO_AVX2=1 (as on ARM boards) the plain C loops give pack's bytes too."""
+    import os
+    import subprocess
+    import sys
+
+    if not convert._C:
+        pytest.skip("fbgfx._native was built without the convert kernels")
+    env = dict(os.environ, FBGFX_NO_AVX2="1")
+    res = subprocess.run([sys.executable, "-c", _PLAIN_LOOPS_CHECK], env=env, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "plain loops ok" in res.stdout
