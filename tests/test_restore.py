@@ -125,7 +125,9 @@ def run_child(tmp_path, scenario, send=None):
         assert line.strip() == "READY", line + proc.stderr.read()
         if send is not None:
             during = json.loads(state.read_text())
-            assert (during["xres"], during["yres_virtual"], during["yoffset"], during["kd"]) == (32, 48, 24, 1)
+            # the child keeps flipping after READY, so the shown page is either one
+            assert (during["xres"], during["yres_virtual"], during["kd"]) == (32, 48, 1)
+            assert during["yoffset"] in (0, 24)
             assert during["cmap"][:252] == fbgfx.default_palette(8)[:252].tolist()
             proc.send_signal(send)
         out, err = proc.communicate(timeout=60)
