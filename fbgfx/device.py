@@ -415,14 +415,8 @@ class Framebuffer:
                 changed. ``errno`` is the kernel's (EINVAL, ENOMEM, ...).
             ValueError: A size or depth that is not a positive integer.
         """
-        self._check_open()
-        width, height, bpp, virtual_width, virtual_height = resolve_mode_args(width, height, bpp, virtual_width, virtual_height)
-        cur = self._var
-        asked = _mode_request(cur, width, height, bpp, virtual_width, virtual_height)
-        want = cur.replace(xoffset=0, yoffset=0, **asked)
-        if want.bits_per_pixel != cur.bits_per_pixel:
-            want = want.replace(red=Bitfield(), green=Bitfield(), blue=Bitfield(), transp=Bitfield())
-        if all(getattr(cur, k) == v for k, v in asked.items()):
+        want, asked = self._mode_request(width, height, bpp, virtual_width, virtual_height)
+        if want is None:
             return
         describe = _describe_mode(asked)
         self._put_test(want, asked)
@@ -463,16 +457,8 @@ class Framebuffer:
             ModeError: The driver would refuse (or silently change) the mode.
             ValueError: A size or depth that is not a positive integer.
         """
-        self._check_open()
-        width, height, bpp, virtual_width, virtual_height = resolve_mode_args(width, height, bpp, virtual_width, virtual_height)
-        cur = self._var
-        asked = _mode_request(cur, width, height, bpp, virtual_width, virtual_height)
-        want = cur.replace(xoffset=0, yoffset=0, **asked)
-        if want.bits_per_pixel != cur.bits_per_pixel:
-            want = want.replace(red=Bitfield(), green=Bitfield(), blue=Bitfield(), transp=Bitfield())
-        if all(getattr(cur, k) == v for k, v in asked.items()):
-            return cur
-        return self._put_test(want, asked)
+        want, asked = self._mode_request(width, height, bpp, virtual_width, virtual_height)
+        return self._var if want is None else self._put_test(want, asked)
 
     def keep_mode(self) -> None:
         """Keep the current mode after :meth:`close` instead of restoring the original one."""
@@ -517,6 +503,20 @@ class Framebuffer:
             return self.get_palette()
         except OSError:
             return default_palette(self._format.bpp)
+
+    def _mode_request(self, width, height, bpp, virtual_width, virtual_height):
+        """(var to ask for, dict of what is asked); the var is None when nothing would change."""
+        self._check_open()
+        width, height, bpp, virtual_width, virtual_height = resolve_mode_args(width, height, bpp, virtual_width, virtual_height)
+        cur = self._var
+        asked = _mode_request(cur, width, height, bpp, virtual_width, virtual_height)
+        if all(getattr(cur, k) == v for k, v in asked.items()):
+            return None, asked
+        want = cur.replace(xoffset=0, yoffset=0, **asked)
+        if want.bits_per_pixel != cur.bits_per_pixel:
+            # a new depth: the driver chooses the channel layout
+            want = want.replace(red=Bitfield(), green=Bitfield(), blue=Bitfield(), transp=Bitfield())
+        return want, asked
 
     def _put_test(self, want: VarScreenInfo, asked: Dict[str, int]) -> VarScreenInfo:
         describe = _describe_mode(asked)
