@@ -485,7 +485,7 @@ def info_text(fb) -> str:
         ("YPanStep", str(fix.ypanstep)),
         ("YWrapStep", str(fix.ywrapstep)),
         ("LineLength", str(fix.line_length)),
-        ("Pages", f"{fb.pages} (page flipping {'possible' if fb.can_pan and fb.pages >= 2 else 'not possible'})"),
+        ("Pages", f"{fb.pages} in the virtual height"),
         ("Accelerator", "No" if not fix.accel else str(fix.accel)),
     ]
     lines += [f"    {key:<12}: {value}" for key, value in rows]
@@ -553,21 +553,36 @@ def cmd_mode(args: argparse.Namespace) -> int:
 
 def _list_modes(fb) -> None:
     var = fb.var
+    refresh = _refresh_rate(var)
     modes = list(fb.modes()) if hasattr(fb, "modes") else []
-    print(f"current: {_describe_var(var)} {fb.format.name}")
+    print(f"current: {_describe_var(var)} {fb.format.name}" + (f" ({refresh:.0f} Hz)" if refresh else ""))
     if not modes:
         print("  (the system lists no modes for this device; any mode the driver takes can still be tried)")
     for mode in modes:
-        current = (mode.width, mode.height) == (var.xres, var.yres) and mode.bpp in (None, var.bits_per_pixel)
+        current = (
+            (mode.width, mode.height) == (var.xres, var.yres)
+            and mode.bpp in (None, var.bits_per_pixel)
+            and (not refresh or not mode.refresh or abs(mode.refresh - refresh) < 1.5)
+        )
         print(f"{'*' if current else ' '} {getattr(mode, 'label', mode)}")
+
+
+def _refresh_rate(var) -> Optional[float]:
+    """The vertical refresh rate the timings in ``var`` give, if it has timings."""
+    htotal = var.xres + var.left_margin + var.right_margin + var.hsync_len
+    vtotal = var.yres + var.upper_margin + var.lower_margin + var.vsync_len
+    if not (var.pixclock and htotal and vtotal):
+        return None
+    return 1e12 / var.pixclock / htotal / vtotal
 
 
 def _preview_mode(fb, args: argparse.Namespace) -> None:
     """Show a test pattern in the new mode until Ctrl-C or --duration (mode restored by close)."""
     deadline = None if args.duration is None else time.monotonic() + args.duration
+    label = f"{_describe_var(fb.var)} {fb.format.name}"  # before the Screen adds a page
     screen = _open_screen(fb, args.out)
     try:
-        screen.present(mode_card(fb.width, fb.height, f"{_describe_var(fb.var)} {fb.format.name}"), fit="stretch")
+        screen.present(mode_card(fb.width, fb.height, label), fit="stretch")
         if deadline is None and sys.stderr.isatty():
             print(f"fbgfx: previewing {args.mode}; Ctrl-C restores the previous mode", file=sys.stderr)
         try:
