@@ -765,13 +765,14 @@ def _play(screen, args, first, frames: Iterator) -> None:
     clock = time.monotonic()  # when the current frame is due
     stop = None if args.duration is None else clock + args.duration
     item: Optional[Tuple[Any, float]] = first
+    upcoming = next(frames, None)  # one frame of look-ahead: the last one is never dropped
     try:
         while item is not None:
             frame, period = item
             now = time.monotonic()
             if stop is not None and now >= stop:
                 break
-            if period and now >= clock + period and status.shown:
+            if period and now >= clock + period and status.shown and upcoming is not None:
                 status.frame(dropped=True)  # its time is over: skip it to catch up
             else:
                 if period and now < clock:
@@ -786,7 +787,7 @@ def _play(screen, args, first, frames: Iterator) -> None:
                 # dropping every frame until the schedule is met.
                 if time.monotonic() - clock > 1.0:
                     clock = time.monotonic()
-            item = next(frames, None)
+            item, upcoming = upcoming, (None if upcoming is None else next(frames, None))
         else:
             # The last frame lasts its time too (so a 2 s animation takes 2 s).
             end = clock if stop is None else min(clock, stop)
@@ -869,8 +870,9 @@ def _raw_source(args) -> Iterator[Tuple[Any, float]]:
         pass
     stream = io.FileIO(fd, "rb", closefd=False)
     # A ring of buffers, read into in turn: enough that none is overwritten while it is
-    # queued (_PREFETCH), being read into, shown, or kept by the Screen as its last frame.
-    ring = [np.empty(frame_bytes, np.uint8) for _ in range(_PREFETCH + 3)]
+    # queued (_PREFETCH), being read into, looked ahead at, shown, or kept by the Screen
+    # as its last frame.
+    ring = [np.empty(frame_bytes, np.uint8) for _ in range(_PREFETCH + 4)]
     converters = [_raw_converter(buffer, width, height, fmt_name) for buffer in ring]
 
     def frames() -> Iterator[Tuple[Any, float]]:

@@ -275,7 +275,7 @@ def test_show_slideshow_ends_on_last_image(tmp_path, capsys):
     a = solid(tmp_path / "a.png", (80, 48), (255, 0, 0))
     b = solid(tmp_path / "b.bmp", (80, 48), (0, 255, 0))
     out = tmp_path / "o.png"
-    code, _, err = run(capsys, "show", a, b, "--delay", "0", "--duration", "0.5", "--out", out, "-d", V565)
+    code, _, err = run(capsys, "show", a, b, "--delay", "0", "--duration", "2", "--out", out, "-d", V565)
     assert code == 0, err
     assert near(rgb_at(out, (400, 240)), (0, 255, 0))
 
@@ -359,7 +359,7 @@ def test_play_keeps_file_timing(tmp_path, capsys):
 def test_play_loop_with_duration(tmp_path, capsys):
     """play --loop repeats until --duration ends it."""
     anim = animation(tmp_path / "a.gif", durations=(20, 20))
-    code, _, err = run(capsys, "play", anim, "--loop", "--duration", "0.3", "--stats", "-d", V565)
+    code, _, err = run(capsys, "play", anim, "--loop", "--duration", "1", "--stats", "-d", V565)
     assert code == 0, err
     shown = int(err.split("played ")[1].split()[0])
     dropped = int(err.split("fps, ")[1].split()[0])
@@ -584,3 +584,22 @@ def test_ctrl_c_while_waiting_for_stdin(tmp_path):
         if proc.poll() is None:
             proc.kill()
         proc.stdin.close()
+
+
+def test_play_drops_late_frames_but_never_the_last():
+    """When showing a frame takes longer than the frame time, late frames are skipped and the last is shown."""
+    import argparse
+
+    from fbgfx import cli
+
+    shown = []
+
+    class SlowScreen:
+        def present(self, frame, fit):
+            shown.append(frame)
+            time.sleep(0.05)  # five frame times of 10 ms
+
+    args = argparse.Namespace(stats=False, duration=None, fit="fit")
+    cli._play(SlowScreen(), args, (0, 0.01), iter([(i, 0.01) for i in range(1, 8)]))
+    assert shown[0] == 0 and shown[-1] == 7
+    assert len(shown) < 8
