@@ -765,14 +765,18 @@ def _play(screen, args, first, frames: Iterator) -> None:
     clock = time.monotonic()  # when the current frame is due
     stop = None if args.duration is None else clock + args.duration
     item: Optional[Tuple[Any, float]] = first
-    upcoming = next(frames, None)  # one frame of look-ahead: the last one is never dropped
+    unread = object()
+    upcoming: Any = unread  # looked ahead at only for a late frame: the last one is never dropped
     try:
         while item is not None:
             frame, period = item
             now = time.monotonic()
             if stop is not None and now >= stop:
                 break
-            if period and now >= clock + period and status.shown and upcoming is not None:
+            late = bool(period) and now >= clock + period and status.shown > 0
+            if late and upcoming is unread:
+                upcoming = next(frames, None)
+            if late and upcoming is not None:
                 status.frame(dropped=True)  # its time is over: skip it to catch up
             else:
                 if period and now < clock:
@@ -787,7 +791,7 @@ def _play(screen, args, first, frames: Iterator) -> None:
                 # dropping every frame until the schedule is met.
                 if time.monotonic() - clock > 1.0:
                     clock = time.monotonic()
-            item, upcoming = upcoming, (None if upcoming is None else next(frames, None))
+            item, upcoming = (next(frames, None) if upcoming is unread else upcoming), unread
         else:
             # The last frame lasts its time too (so a 2 s animation takes 2 s).
             end = clock if stop is None else min(clock, stop)
