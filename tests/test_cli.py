@@ -603,3 +603,29 @@ def test_play_drops_late_frames_but_never_the_last():
     cli._play(SlowScreen(), args, (0, 0.01), iter([(i, 0.01) for i in range(1, 8)]))
     assert shown[0] == 0 and shown[-1] == 7
     assert len(shown) < 8
+
+
+def test_ctrl_c_restores_mode_in_process(monkeypatch, capsys):
+    """Ctrl-C during a mode preview puts the old mode back on the device and returns 130."""
+    import threading
+
+    opened = []
+    real_open = fbgfx.open
+
+    def recording_open(path=None):
+        fb = real_open(path)
+        opened.append(fb)
+        return fb
+
+    monkeypatch.setattr(fbgfx, "open", recording_open)
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        code, _, err = run(capsys, "mode", "640x480-32", "-d", V565)
+    finally:
+        timer.cancel()
+    assert code == 130, err
+    fb = opened[0]
+    assert fb.closed
+    var = fb.device.get_var()
+    assert (var.xres, var.yres, var.bits_per_pixel) == (800, 480, 16)
