@@ -38,22 +38,26 @@ if not IN_GUEST:
 REPO = Path(__file__).resolve().parents[2]
 ENABLE_HINT = "run `bash .ci/vm-deps.sh` to install qemu, a kernel and virtme-ng"
 
-# How each setup gets its framebuffer: qemu display adapter, kernel command line and
-# the modules to load in the guest.
-SETUPS: Dict[str, dict] = {
-    "vfb": {
-        "vga": "none",
+# The boots: qemu display adapter, kernel command line, and the driver setups loaded
+# in the guest, in order, each as (module load command, the device it creates).
+# vfb needs no display, so it shares the bochs boot as fb1: one boot less.
+BOOTS: Dict[str, dict] = {
+    "std": {
+        "vga": "std",
         "append": [],
-        "load": "modprobe vfb vfb_enable=1 videomemorysize=16777216",
+        "setups": {
+            "bochs": ("modprobe bochs", "/dev/fb0"),
+            "vfb": ("modprobe vfb vfb_enable=1 videomemorysize=16777216", "/dev/fb1"),
+        },
     },
-    "bochs": {"vga": "std", "append": [], "load": "modprobe bochs"},
-    "cirrus": {"vga": "cirrus", "append": [], "load": "modprobe cirrus"},
+    "cirrus": {"vga": "cirrus", "append": [], "setups": {"cirrus": ("modprobe cirrus", "/dev/fb0")}},
     "cirrusfb": {
         "vga": "cirrus",
         "append": ["modprobe.blacklist=cirrus"],
-        "load": "modprobe cirrusfb",
+        "setups": {"cirrusfb": ("modprobe cirrusfb", "/dev/fb0")},
     },
 }
+SETUP_BOOT = {setup: boot for boot, spec in BOOTS.items() for setup in spec["setups"]}
 
 BOOT_TIMEOUT = float(os.environ.get("FBGFX_VM_TIMEOUT", "420"))
 
@@ -166,11 +170,12 @@ class GuestResult:
     outcome: str  # passed, failed, error, skipped
     message: str = ""
     time: float = 0.0
+    setup: str = ""
 
 
 @dataclass
 class BootResult:
-    setup: str
+    boot: str
     outdir: Path
     returncode: Optional[int]
     seconds: float
@@ -185,9 +190,12 @@ class BootResult:
         text = path.read_text(errors="replace").splitlines()
         return "\n".join(text[-lines:])
 
-    def counts(self) -> Dict[str, int]:
+    def results_for(self, setup: str) -> List[GuestResult]:
+        return [r for r in self.results if r.setup == setup]
+
+    def counts(self, setup: str) -> Dict[str, int]:
         out: Dict[str, int] = {}
-        for r in self.results:
+        for r in self.results_for(setup):
             out[r.outcome] = out.get(r.outcome, 0) + 1
         return out
 
@@ -211,20 +219,47 @@ def parse_junit(path: Path) -> List[GuestResult]:
                     if detail:
                         message = "\n".join(detail[:12])
                 break
-        results.append(GuestResult(nodeid, outcome, message, float(case.get("time") or 0)))
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        results.append(GuestResult(nodeid, outcome, message, float(case.get("time") or 0),
+                                   props.get("setup", "")))
     return results
 
 
-def boot_and_test(setup: str, outdir: Path, pytest_args: List[str] = ()) -> BootResult:
-    """Boot the kernel for ``setup``, run the guest tests, and collect their results."""
-    spec = SETUPS[setup]
+_warm_lock = threading.Lock()
+_warmed = False
+
+
+def warm_guest_bytecode() -> None:
+    """Collect the guest tests once on the host, so pytest's assertion-rewritten
+    bytecode is cached in __pycache__: the guest (read-only, ~100x slower under TCG)
+    then reads it instead of rewriting every module itself."""
+    global _warmed
+    with _warm_lock:
+        if _warmed:
+            return
+        _warmed = True
+        env = dict(os.environ, FBGFX_IN_GUEST="1", FBGFX_SETUPS="", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        subprocess.run(
+            [sys.executable, "-m", "pytest", "tests/kernel/guest", "--collect-only", "-q",
+             "-p", "no:cacheprovider"],
+            cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, timeout=120, check=False,
+        )
+
+
+def boot_and_test(boot: str, outdir: Path, pytest_args: List[str] = ()) -> BootResult:
+    """Boot the kernel for ``boot``, load its drivers, run the guest tests on each
+    device, and collect their results."""
+    spec = BOOTS[boot]
     outdir.mkdir(parents=True, exist_ok=True)
+    warm_guest_bytecode()
     sockdir = tempfile.mkdtemp(prefix="fbgfx-vm-")  # unix socket paths must stay short
     sock = os.path.join(sockdir, "qmp.sock")
     qemu_opts = f"-vga {spec['vga']} -qmp unix:{sock},server=on,wait=off"
     guest_env = {
         "FBGFX_IN_GUEST": "1",
-        "FBGFX_SETUP": setup,
+        "FBGFX_SETUPS": ",".join(f"{name}={dev}" for name, (_, dev) in spec["setups"].items()),
         "FBGFX_RWDIR": str(outdir),
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONUNBUFFERED": "1",
@@ -243,7 +278,12 @@ def boot_and_test(setup: str, outdir: Path, pytest_args: List[str] = ()) -> Boot
     script.write_text("\n".join([
         up,
         f"cd {shlex.quote(str(REPO))}",
-        f"{spec['load']} >{outdir}/modprobe.txt 2>&1",
+        *[
+            f"{load} >>{outdir}/modprobe.txt 2>&1; "
+            # the next driver must not take this one's device number
+            f"for i in $(seq 100); do [ -e {dev} ] && break; sleep 0.1; done"
+            for load, dev in spec["setups"].values()
+        ],
         up,
         f"env {env} {shlex.join(guest_pytest)} "
         f">{outdir}/guest-stdout.txt 2>{outdir}/guest-stderr.txt",
@@ -281,7 +321,7 @@ def boot_and_test(setup: str, outdir: Path, pytest_args: List[str] = ()) -> Boot
     monitor.close()
     shutil.rmtree(sockdir, ignore_errors=True)
 
-    result = BootResult(setup, outdir, proc.returncode, seconds, screendumps=monitor.served,
+    result = BootResult(boot, outdir, proc.returncode, seconds, screendumps=monitor.served,
                         timed_out=timed_out)
     junit = outdir / "junit.xml"
     if junit.exists():
@@ -294,39 +334,42 @@ _BOOTS: List[BootResult] = []
 
 @pytest.fixture(scope="session")
 def kernel_vms(request, tmp_path_factory):
-    """Boot every driver setup this session asks for, FBGFX_VM_JOBS (2) at a time.
+    """Boot every VM this session's setups need, FBGFX_VM_JOBS (default 1) at a time.
 
-    Returns ``get(setup) -> BootResult``, which waits for that setup's VM. The guest is
-    mostly one Python process, so two VMs side by side use both host cores. Skips when
-    the VM tools are missing.
+    Returns ``get(setup) -> BootResult``, which waits for the VM holding that setup.
+    The guests are CPU-bound under TCG, so VMs side by side finish no sooner; one at a
+    time is as fast and keeps each well inside its timeout. Skips when the VM tools are
+    missing.
     """
     reason = vm_tools_missing()
     if reason:
         pytest.skip(reason)
     wanted = []
     for item in request.session.items:
-        setup = getattr(item, "callspec", None) and item.callspec.params.get("setup")
-        if setup in SETUPS and setup not in wanted:
-            wanted.append(setup)
+        callspec = getattr(item, "callspec", None)
+        boot = SETUP_BOOT.get(callspec.params.get("setup")) if callspec else None
+        if boot and boot not in wanted:
+            wanted.append(boot)
     keep = os.environ.get("FBGFX_VM_RESULTS")
     extra = shlex.split(os.environ.get("FBGFX_GUEST_PYTEST_ARGS", ""))
 
-    def run(setup: str) -> BootResult:
-        outdir = Path(keep) / setup if keep else tmp_path_factory.mktemp(f"vm-{setup}")
+    def run(boot: str) -> BootResult:
+        outdir = Path(keep) / boot if keep else tmp_path_factory.mktemp(f"vm-{boot}")
         if keep and outdir.exists():
             shutil.rmtree(outdir)
-        result = boot_and_test(setup, outdir, extra)
+        result = boot_and_test(boot, outdir, extra)
         _BOOTS.append(result)
         return result
 
-    jobs = max(1, int(os.environ.get("FBGFX_VM_JOBS", "2")))
+    jobs = max(1, int(os.environ.get("FBGFX_VM_JOBS", "1")))
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {setup: pool.submit(run, setup) for setup in wanted}
+        futures = {boot: pool.submit(run, boot) for boot in wanted}
 
         def get(setup: str) -> BootResult:
-            if setup not in futures:
-                futures[setup] = pool.submit(run, setup)
-            return futures[setup].result()
+            boot = SETUP_BOOT[setup]
+            if boot not in futures:
+                futures[boot] = pool.submit(run, boot)
+            return futures[boot].result()
 
         yield get
 
@@ -342,13 +385,15 @@ def pytest_terminal_summary(terminalreporter):
         return
     tr = terminalreporter
     tr.section("real-kernel guest tests")
-    for boot in sorted(_BOOTS, key=lambda b: b.setup):
-        counts = ", ".join(f"{n} {k}" for k, n in sorted(boot.counts().items())) or "no results"
+    for boot in sorted(_BOOTS, key=lambda b: b.boot):
         tr.write_line(
-            f"{boot.setup}: {counts} in {boot.seconds:.0f} s "
-            f"({boot.screendumps} screendumps; logs in {boot.outdir})"
+            f"boot {boot.boot} ({', '.join(BOOTS[boot.boot]['setups'])}): {boot.seconds:.0f} s, "
+            f"{boot.screendumps} screendumps, logs in {boot.outdir}"
         )
-        for r in boot.results:
-            if r.outcome != "passed" or tr.verbosity > 0:
-                first = r.message.splitlines()[0] if r.message else ""
-                tr.write_line(f"    {r.outcome.upper():8} {r.nodeid}  {first}")
+        for setup in BOOTS[boot.boot]["setups"]:
+            counts = ", ".join(f"{n} {k}" for k, n in sorted(boot.counts(setup).items()))
+            tr.write_line(f"  {setup}: {counts or 'no results'}")
+            for r in boot.results_for(setup):
+                if r.outcome != "passed" or tr.verbosity > 0:
+                    first = r.message.splitlines()[0] if r.message else ""
+                    tr.write_line(f"    {r.outcome.upper():8} {r.nodeid}  {first}")

@@ -6,15 +6,15 @@ test fails with the guest's failure summary when any guest test fails or errors.
 
 import pytest
 
-# Kept in step with SETUPS in tests/kernel/conftest.py (checked there at import).
+# The driver setups of BOOTS in tests/kernel/conftest.py.
 SETUP_NAMES = ["bochs", "cirrus", "cirrusfb", "vfb"]
 
 pytestmark = pytest.mark.kernel
 
 
-def _summary(boot) -> str:
-    lines = [f"{boot.setup}: guest results in {boot.outdir}"]
-    for r in boot.results:
+def _summary(boot, setup) -> str:
+    lines = [f"{setup}: guest results in {boot.outdir}"]
+    for r in boot.results_for(setup):
         if r.outcome in ("failed", "error"):
             lines.append(f"  {r.outcome.upper()} {r.nodeid}")
             lines += [f"      {ln}" for ln in r.message.splitlines()]
@@ -29,12 +29,13 @@ def test_guest_suite(kernel_vms, setup):
         pytest.fail(f"{setup}: VM did not finish in {boot.seconds:.0f} s\n"
                     f"guest stdout:\n{boot.tail('guest-stdout.txt')}\n"
                     f"vng stderr:\n{boot.tail('vng-stderr.txt')}")
-    if not boot.results:
+    results = boot.results_for(setup)
+    if not results:
         pytest.fail(f"{setup}: the guest wrote no test results (vng exit {boot.returncode})\n"
                     f"modprobe:\n{boot.tail('modprobe.txt')}\n"
                     f"guest stderr:\n{boot.tail('guest-stderr.txt')}\n"
                     f"guest stdout:\n{boot.tail('guest-stdout.txt')}\n"
                     f"vng stderr:\n{boot.tail('vng-stderr.txt')}")
-    failed = [r for r in boot.results if r.outcome in ("failed", "error")]
-    assert not failed, _summary(boot)
-    assert any(r.outcome == "passed" for r in boot.results), f"{setup}: no guest test passed"
+    failed = [r for r in results if r.outcome in ("failed", "error")]
+    assert not failed, _summary(boot, setup)
+    assert any(r.outcome == "passed" for r in results), f"{setup}: no guest test passed"

@@ -17,9 +17,8 @@ from typing import Dict, Optional
 import numpy as np
 import pytest
 
-DEVICE = "/dev/fb0"
-SYSFS = Path("/sys/class/graphics/fb0")
-SETUP = os.environ.get("FBGFX_SETUP", "")
+# "bochs=/dev/fb0,vfb=/dev/fb1": the driver setups loaded in this boot, by device.
+SETUPS = dict(item.split("=", 1) for item in os.environ.get("FBGFX_SETUPS", "").split(",") if item)
 RWDIR = Path(os.environ.get("FBGFX_RWDIR", "/tmp"))
 
 # <linux/fb.h> and <linux/kd.h>
@@ -45,22 +44,33 @@ VAR_FIELDS = (
 DISPLAYS = {"bochs", "cirrus", "cirrusfb"}
 
 
-def pytest_runtest_setup(item):
-    """``@pytest.mark.setups("bochs", ...)`` runs a test only under those driver setups."""
-    for mark in item.iter_markers("setups"):
-        if SETUP not in mark.args:
-            pytest.skip(f"only under {', '.join(mark.args)} (this is {SETUP})")
+def pytest_collection_modifyitems(config, items):
+    """``@pytest.mark.setups("bochs", ...)``: run a test only for those driver setups."""
+    keep, drop = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        setup = callspec.params.get("kernel") if callspec else None
+        wanted = [m.args for m in item.iter_markers("setups")]
+        (drop if any(setup not in args for args in wanted) else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 class Kernel:
     """Independent access to the framebuffer device under test."""
 
-    setup = SETUP
-    device = DEVICE
+    def __init__(self, setup: str, device: str) -> None:
+        self.setup = setup
+        self.device = device
+        self.sysfs_dir = Path("/sys/class/graphics") / os.path.basename(device)
+
+    def __repr__(self) -> str:
+        return f"<Kernel {self.setup} {self.device}>"
 
     # -- ioctls ------------------------------------------------------------------
     def var_bytes(self) -> bytes:
-        with open(DEVICE, "rb", buffering=0) as f:
+        with open(self.device, "rb", buffering=0) as f:
             return bytes(fcntl.ioctl(f, FBIOGET_VSCREENINFO, bytes(160)))
 
     def var(self) -> Dict[str, int]:
@@ -68,12 +78,12 @@ class Kernel:
         return dict(zip(VAR_FIELDS, struct.unpack("<40I", self.var_bytes())))
 
     def put_var(self, raw: bytes) -> None:
-        with open(DEVICE, "rb", buffering=0) as f:
+        with open(self.device, "rb", buffering=0) as f:
             fcntl.ioctl(f, FBIOPUT_VSCREENINFO, raw)
 
     def fix(self) -> Dict[str, object]:
         """fb_fix_screeninfo fields that matter here."""
-        with open(DEVICE, "rb", buffering=0) as f:
+        with open(self.device, "rb", buffering=0) as f:
             raw = bytes(fcntl.ioctl(f, FBIOGET_FSCREENINFO, bytes(80)))
         ident = raw[:16].split(b"\0")[0].decode()
         smem_len, typ, type_aux, visual = struct.unpack_from("<4I", raw, 24)
@@ -87,20 +97,20 @@ class Kernel:
         chans = [np.zeros(count, np.uint16) for _ in range(3)]
         ptrs = [c.ctypes.data for c in chans]
         arg = struct.pack("<II4Q", start, count, *ptrs, 0)
-        with open(DEVICE, "rb", buffering=0) as f:
+        with open(self.device, "rb", buffering=0) as f:
             fcntl.ioctl(f, FBIOGETCMAP, arg)
         return (np.stack(chans, axis=1) >> 8).astype(np.uint8)
 
     # -- sysfs and fbset ---------------------------------------------------------
     def sysfs(self, name: str) -> str:
-        return (SYSFS / name).read_text().strip()
+        return (self.sysfs_dir / name).read_text().strip()
 
     def sysfs_pair(self, name: str):
         return tuple(int(v) for v in self.sysfs(name).split(","))
 
     def fbset(self) -> Dict[str, object]:
         """Parse ``fbset -i``: geometry, rgba, and the "Frame buffer device information"."""
-        out = subprocess.run(["fbset", "-i", "-fb", DEVICE], check=True,
+        out = subprocess.run(["fbset", "-i", "-fb", self.device], check=True,
                              capture_output=True, text=True).stdout
         info: Dict[str, object] = {"text": out}
         geo = re.search(r"geometry (\d+) (\d+) (\d+) (\d+) (\d+)", out)
@@ -116,7 +126,7 @@ class Kernel:
 
     # -- raw pixels ------------------------------------------------------------------
     def read(self, offset: int, size: int) -> bytes:
-        fd = os.open(DEVICE, os.O_RDONLY)
+        fd = os.open(self.device, os.O_RDONLY)
         try:
             data = b""
             while len(data) < size:
@@ -129,7 +139,7 @@ class Kernel:
             os.close(fd)
 
     def write(self, offset: int, data: bytes) -> None:
-        fd = os.open(DEVICE, os.O_WRONLY)
+        fd = os.open(self.device, os.O_WRONLY)
         try:
             done = 0
             while done < len(data):
@@ -177,8 +187,8 @@ class Kernel:
         Asks the host through the shared directory: writes ``req-N``, waits for the host
         to answer ``done-N`` after running qemu's ``screendump`` into ``shot-N.ppm``.
         """
-        if SETUP not in DISPLAYS:
-            pytest.skip(f"{SETUP} has no emulated display to dump")
+        if self.setup not in DISPLAYS:
+            pytest.skip(f"{self.setup} has no emulated display to dump")
         Kernel._count += 1
         n = f"{os.getpid()}-{Kernel._count}"
         # Written aside and renamed, so the host never sees (and deletes) a half-made file.
@@ -259,15 +269,19 @@ def read_ppm(path: Path) -> np.ndarray:
     return np.frombuffer(pixels, np.uint8).reshape(h, w, 3)
 
 
-@pytest.fixture(scope="session")
-def kernel() -> Kernel:
-    """Independent access to /dev/fb0: raw ioctls, pread, sysfs, fbset and screendump."""
+@pytest.fixture(scope="session", params=sorted(SETUPS))
+def kernel(request) -> Kernel:
+    """Independent access to one setup's device: raw ioctls, pread, sysfs, fbset, screendump.
+
+    Parametrised over the setups of this boot, so every test runs once per device.
+    """
+    k = Kernel(request.param, SETUPS[request.param])
     deadline = time.monotonic() + 20
-    while not os.path.exists(DEVICE):
+    while not os.path.exists(k.device):
         if time.monotonic() > deadline:
-            pytest.fail(f"{DEVICE} did not appear after loading the {SETUP} driver")
+            pytest.fail(f"{k.device} did not appear after loading the {k.setup} driver")
         time.sleep(0.1)
-    return Kernel()
+    return k
 
 
 @pytest.fixture(scope="session")
@@ -277,7 +291,7 @@ def original(kernel):
 
 
 @pytest.fixture(autouse=True)
-def isolated(request, kernel, original):
+def isolated(request, record_property, kernel, original):
     """Run each test on the boot mode with the text console kept off the framebuffer.
 
     The console would redraw over the picture (cursor blink, mode change), so tests run
@@ -285,6 +299,7 @@ def isolated(request, kernel, original):
     Afterwards the original mode and pan are put back with a raw FBIOPUT_VSCREENINFO,
     so one test's leftovers cannot fail the next.
     """
+    record_property("setup", kernel.setup)
     text = "text_console" in request.fixturenames
     kernel.set_kd_mode(KD_TEXT if text else KD_GRAPHICS)
     yield
