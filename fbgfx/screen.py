@@ -375,11 +375,20 @@ class Screen:
 
     def _restore_geometry(self) -> None:
         fb, orig = self.fb, self._original_var
+        var = fb.var
+        if getattr(self, "buffering", None) == "flip" and (var.xoffset, var.yoffset) != (orig.xoffset, orig.yoffset):
+            # The last frame stays on screen: copy the shown page to where the original
+            # offset shows it before panning back (one read of video memory, at close).
+            self._try("the last frame", self._copy_front_to, orig.xoffset, orig.yoffset)
         if self._grew:
             self._try("the virtual size", fb.set_mode, virtual_width=orig.xres_virtual, virtual_height=orig.yres_virtual)
         var = fb.var
         if (var.xoffset, var.yoffset) != (orig.xoffset, orig.yoffset):
             self._try("the pan offset", fb.pan, orig.xoffset, orig.yoffset)
+
+    def _copy_front_to(self, x: int, y: int) -> None:
+        fb = self.fb
+        fb.view(x, y, self.width, self.height)[...] = fb.pixels
 
     def _try(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> None:
         try:

@@ -487,3 +487,16 @@ def test_many_scattered_drawings_all_reach_the_screen():
             assert (shown[60:100] == SENTINEL["RGB565"]).all()
             rewritten = shown != SENTINEL["RGB565"]
             assert (shown[rewritten] == back[rewritten]).all()
+
+
+def test_flip_close_keeps_the_last_frame_on_screen():
+    """Closing a page-flipping Screen pans back without losing the picture it showed."""
+    with fbgfx.open("virtual:40x30:RGB565") as fb:
+        screen = fb.screen(buffering="flip")
+        for color in ("red", "lime", "blue"):
+            with screen.frame() as s:
+                s.clear(color)
+        assert fb.var.yoffset != 0
+        screen.close()
+        assert fb.var.yoffset == 0 and fb.var.yres_virtual == 30
+        assert (fb.pixels == fb.format.pack_color((0, 0, 255))).all()
