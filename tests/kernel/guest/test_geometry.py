@@ -73,3 +73,16 @@ def test_memory_spans_all_video_memory(kernel):
         marker = np.arange(1, 65, dtype=np.uint8)
         fb.memory[-64:] = marker
         assert kernel.read(size - 64, 64) == marker.tobytes()
+
+
+def test_wait_for_vsync_answers_promptly(kernel):
+    """fb.wait_for_vsync() returns a bool within a second; vfb has no vsync to wait for."""
+    import time
+
+    with fbgfx.open(kernel.device) as fb:
+        start = time.monotonic()
+        waited = fb.wait_for_vsync()
+        assert isinstance(waited, bool)
+        assert time.monotonic() - start < 1.0
+        if kernel.setup == "vfb":
+            assert waited is False

@@ -70,7 +70,10 @@ def test_sigterm_restores_mode_and_console(kernel, original, text_console):
             fb = fbgfx.open(kernel.device)
             change_everything(kernel, fb)
             os.write(ready_w, b"ready")
-            time.sleep(60)
+            # Short sleeps: a signal landing just before a long sleep's system call
+            # would only be handled (by Python, in the main thread) after it.
+            for _ in range(600):
+                time.sleep(0.05)
         finally:
             os._exit(status)
     os.close(ready_w)
@@ -80,7 +83,16 @@ def test_sigterm_restores_mode_and_console(kernel, original, text_console):
         if kernel.setup in OTHER_MODE:
             assert kernel.fbset()["geometry"][:2] == (800, 600)
         os.kill(pid, signal.SIGTERM)
-        _, status = os.waitpid(pid, 0)
+        deadline = time.monotonic() + 20
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                pytest.fail("the child was still alive 20 s after SIGTERM")
+            time.sleep(0.05)
     finally:
         os.close(ready_r)
     assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM
