@@ -457,19 +457,7 @@ class Surface:
 
     def rectangle(self, xy, fill=None, outline=None, width=1) -> None:
         """Draw a rectangle with inclusive corners (``ImageDraw.rectangle``)."""
-        if outline is None and self._quiet:
-            try:
-                x0, y0, x1, y1 = xy
-                if lib.draw_rect_c(self._t, self._fast[fill], x0, y0, x1, y1) >= 0:
-                    return
-            except (KeyError, TypeError, ValueError):
-                pass
-        b = _box(xy)
-        fill_ink, ink = self._outline_ink(fill, outline)
-        if fill_ink is not None:
-            self._run(fill_ink, lib.draw_rect, b[0], b[1], b[2], b[3], 1, 1)
-        if ink is not None and ink != fill_ink and width != 0:
-            self._run(ink, lib.draw_rect, b[0], b[1], b[2], b[3], 0, _check_width(width))
+        self._box_shape(lib.draw_rect_c, lib.draw_rect, 1, xy, fill, outline, width)
 
     def rounded_rectangle(self, xy, radius=0, fill=None, outline=None, width=1, *, corners=None) -> None:
         """Draw a rectangle with rounded corners (``ImageDraw.rounded_rectangle``)."""
@@ -568,19 +556,24 @@ class Surface:
 
     def ellipse(self, xy, fill=None, outline=None, width=1) -> None:
         """Draw an ellipse inside a bounding box (``ImageDraw.ellipse``)."""
+        self._box_shape(lib.draw_ellipse_c, lib.draw_ellipse, 0, xy, fill, outline, width)
+
+    def _box_shape(self, fast, draw, fill_width, xy, fill, outline, width) -> None:
+        """A shape given by its bounding box: the one-call C path for an opaque fill
+        nobody is watching, else fill and outline through inks."""
         if outline is None and self._quiet:
             try:
                 x0, y0, x1, y1 = xy
-                if lib.draw_ellipse_c(self._t, self._fast[fill], x0, y0, x1, y1) >= 0:
+                if fast(self._t, self._fast[fill], x0, y0, x1, y1) >= 0:
                     return
             except (KeyError, TypeError, ValueError):
                 pass
         b = _box(xy)
         fill_ink, ink = self._outline_ink(fill, outline)
         if fill_ink is not None:
-            self._run(fill_ink, lib.draw_ellipse, b[0], b[1], b[2], b[3], 1, 0)
+            self._run(fill_ink, draw, b[0], b[1], b[2], b[3], 1, fill_width)
         if ink is not None and ink != fill_ink and width != 0:
-            self._run(ink, lib.draw_ellipse, b[0], b[1], b[2], b[3], 0, _check_width(width))
+            self._run(ink, draw, b[0], b[1], b[2], b[3], 0, _check_width(width))
 
     def circle(self, xy, radius, fill=None, outline=None, width=1) -> None:
         """Draw a circle given its centre and radius (``ImageDraw.circle``)."""
