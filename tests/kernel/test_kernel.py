@@ -36,6 +36,6 @@ def test_guest_suite(kernel_vms, setup):
                     f"guest stderr:\n{boot.tail('guest-stderr.txt')}\n"
                     f"guest stdout:\n{boot.tail('guest-stdout.txt')}\n"
                     f"vng stderr:\n{boot.tail('vng-stderr.txt')}")
-    failed = [r for r in results if r.outcome in ("failed", "error")]
-    assert not failed, _summary(boot, setup)
+    if any(r.outcome in ("failed", "error") for r in results):
+        pytest.fail(_summary(boot, setup), pytrace=False)
     assert any(r.outcome == "passed" for r in results), f"{setup}: no guest test passed"

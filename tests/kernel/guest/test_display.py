@@ -113,3 +113,16 @@ def test_blank_darkens_monitor(kernel, level):
         # The DRM driver re-enables the display and qemu clears VRAM then: draw again.
         fb.pixels[:] = white
         assert np.array_equal(kernel.settled_screendump(), shown)
+
+
+def test_screen_present_shows_image(kernel, rng):
+    """Screen.present(image) of the screen's size shows that image on the monitor."""
+    with fbgfx.open(kernel.device) as fb:
+        if fb.format.indexed:  # colours the device's own colour map can show exactly
+            palette = fb.get_palette()
+            rgb = palette[rng.integers(0, len(palette), (fb.height, fb.width))]
+        else:
+            rgb = rng.integers(0, 256, (fb.height, fb.width, 3), dtype=np.uint8)
+        with fb.screen(palette=None) as screen:
+            screen.present(Image.fromarray(rgb))
+            assert_shows(kernel, kernel.settled_screendump(), rgb)

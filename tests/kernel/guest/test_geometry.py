@@ -86,3 +86,18 @@ def test_wait_for_vsync_answers_promptly(kernel):
         assert time.monotonic() - start < 1.0
         if kernel.setup == "vfb":
             assert waited is False
+
+
+def test_cli_info_json_matches_fbset(kernel, capsys):
+    """`python -m fbgfx info --json` reports the geometry and stride that `fbset -i` shows."""
+    import json
+
+    from fbgfx.cli import main
+
+    assert main(["info", "--json", "--device", kernel.device]) == 0
+    info = json.loads(capsys.readouterr().out)
+    v, fix = info["var"], info["fix"]
+    assert kernel.fbset()["geometry"] == (
+        v["xres"], v["yres"], v["xres_virtual"], v["yres_virtual"], v["bits_per_pixel"]
+    )
+    assert fix["line_length"] == int(kernel.sysfs("stride"))
