@@ -1,13 +1,14 @@
 """Host side of the real-kernel tests: boot a Debian kernel under qemu with virtme-ng.
 
-Each driver setup (vfb, bochs, cirrus, cirrusfb) is one boot. Inside the guest the
-tests under ``guest/`` run as root against the real ``/dev/fb0``; they write a JUnit
-report into a shared read/write directory, which the host reads back. A thread on the
-host answers the guest's screendump requests through the qemu monitor socket, so the
-guest can compare what it drew with what the emulated monitor shows.
+Three boots (see BOOTS) cover four driver setups: bochs and vfb share one, cirrus and
+cirrusfb have one each. Inside the guest the tests under ``guest/`` run as root on each
+setup's real device; they write a JUnit report into a shared read/write directory,
+which the host reads back. A thread on the host answers the guest's screendump
+requests through qemu's QMP socket, so the guest can compare what it drew with what the
+emulated monitor shows. ``test_kernel.py`` has one test per setup.
 
 The guest tests are not collected by a normal host run: they only run when
-``FBGFX_IN_GUEST=1`` is set, which the boot command below does.
+``FBGFX_IN_GUEST=1`` is set, which the boot script does.
 """
 
 import concurrent.futures

@@ -1,9 +1,10 @@
 """What fbgfx draws is what the emulated monitor shows (qemu screendump)."""
 
-import fbgfx
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw
+
+import fbgfx
 
 pytestmark = [pytest.mark.kernel, pytest.mark.setups("bochs", "cirrus", "cirrusfb")]
 

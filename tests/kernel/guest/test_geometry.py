@@ -1,8 +1,9 @@
 """What fbgfx reads about the device equals what sysfs, fbset and raw ioctls say."""
 
-import fbgfx
 import numpy as np
 import pytest
+
+import fbgfx
 
 pytestmark = pytest.mark.kernel
 

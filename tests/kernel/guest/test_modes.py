@@ -1,8 +1,9 @@
 """Mode switching and panning on drivers that really do it (vfb, cirrusfb)."""
 
-import fbgfx
 import numpy as np
 import pytest
+
+import fbgfx
 
 pytestmark = pytest.mark.kernel
 

@@ -4,9 +4,10 @@ The expected bytes come from the kernel's own bitfields (raw FBIOGET_VSCREENINFO
 the device is read with os.pread, so nothing here trusts fbgfx's own arithmetic.
 """
 
-import fbgfx
 import numpy as np
 import pytest
+
+import fbgfx
 
 pytestmark = pytest.mark.kernel
 

@@ -4,8 +4,9 @@ import os
 import signal
 import time
 
-import fbgfx
 import pytest
+
+import fbgfx
 
 pytestmark = pytest.mark.kernel
 
@@ -51,11 +52,11 @@ def test_close_restores_mode_and_console(kernel, original, text_console):
 
 def test_exception_restores_mode_and_console(kernel, original, text_console):
     """An exception out of the with-blocks restores mode and console on the way out."""
-    with pytest.raises(ZeroDivisionError):
+    with pytest.raises(RuntimeError, match="drawing failed"):
         with fbgfx.open(kernel.device) as fb:
             with change_everything(kernel, fb):
                 assert kernel.kd_mode() == KD_GRAPHICS
-                1 / 0
+                raise RuntimeError("drawing failed")
     assert_restored(kernel, original)
 
 
