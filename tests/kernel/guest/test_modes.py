@@ -146,3 +146,29 @@ def test_screen_flip_pans_between_pages(kernel):
                     raw = kernel.visible_rect_bytes(640, 480)
                     assert np.array_equal(raw, kernel.encode(np.full((480, 640, 3), color, np.uint8)))
         assert pans[0] != pans[1] and pans[0] == pans[2], pans
+
+
+
+# qemu's Cirrus VGA keeps showing the picture whatever cirrusfb does to blank it, so
+# blanking is checked against what the driver answers, not against the monitor.
+@pytest.mark.setups("cirrusfb")
+def test_cirrusfb_raw_blank_normal_is_left_to_fbcon(kernel):
+    """The kernel fact behind the next test: cirrusfb answers FBIOBLANK normal with 1
+    ("not done, let fbcon blank in software"; fbcon does not while in KD_GRAPHICS)."""
+    import fcntl
+
+    with open(kernel.device, "rb", buffering=0) as f:
+        try:
+            assert fcntl.ioctl(f, 0x4611, 1) == 1  # FBIOBLANK, FB_BLANK_NORMAL
+        finally:
+            fcntl.ioctl(f, 0x4611, 0)
+
+
+@pytest.mark.setups("cirrusfb")
+@pytest.mark.xfail(strict=True, reason="fbgfx bug: native/ioctl.c fbgfx_blank drops FBIOBLANK's "
+                   "return value 1 (the driver did not blank), so fb.blank() reports a blank")
+def test_cirrusfb_blank_normal_is_not_claimed_when_not_done(kernel):
+    """fb.blank("normal") does not report a blank the driver left undone."""
+    with fbgfx.open(kernel.device) as fb:
+        assert fb.blank("normal") is False
+        assert fb.blank("powerdown"), "cirrusfb does blank at powerdown"
