@@ -96,8 +96,11 @@ class KernelDevice:
         cmap.red, cmap.green, cmap.blue, cmap.transp = ptrs
         self._check(lib.fbgfx_put_cmap(self.fd, cmap), "writing the colour map (FBIOPUTCMAP)")
 
-    def blank(self, level: int) -> None:
-        self._check(self._native.lib.fbgfx_blank(self.fd, level), "blanking (FBIOBLANK)")
+    def blank(self, level: int) -> bool:
+        """Returns False when the driver left the blank undone (it answered > 0)."""
+        rc = self._native.lib.fbgfx_blank(self.fd, level)
+        self._check(rc, "blanking (FBIOBLANK)")
+        return rc == 0
 
     def wait_for_vsync(self) -> None:
         self._check(self._native.lib.fbgfx_wait_for_vsync(self.fd), "waiting for vsync (FBIO_WAITFORVSYNC)")

@@ -324,7 +324,8 @@ class Framebuffer:
                 ``"vsync_suspend"``, ``"hsync_suspend"``, ``"powerdown"`` (4).
 
         Returns:
-            False when the driver cannot blank.
+            False when the driver cannot blank, or answers that it left this level
+            undone (cirrusfb at ``"normal"``).
         """
         self._check_open()
         if isinstance(level, str):
@@ -335,10 +336,12 @@ class Framebuffer:
         if not 0 <= level <= 4:
             raise ValueError(f"blank level must be 0..4, not {level}")
         try:
-            self._device.blank(level)
+            done = self._device.blank(level)
         except OSError as e:
             if e.errno not in _UNSUPPORTED:
                 raise
+            return False
+        if not done:
             return False
         if level:
             self._saved.setdefault("blank", True)

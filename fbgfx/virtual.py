@@ -172,10 +172,11 @@ class VirtualDevice:
             raise self._error(errno.EINVAL, "writing the colour map (FBIOPUTCMAP)")
         self.cmap[start : start + len(entries)] = entries
 
-    def blank(self, level: int) -> None:
+    def blank(self, level: int) -> bool:
         if not self.can_blank:
             raise self._error(errno.EINVAL, "blanking (FBIOBLANK)")
         self.blanked = level
+        return True
 
     def wait_for_vsync(self) -> None:
         if not self.can_vsync:

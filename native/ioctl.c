@@ -15,7 +15,10 @@ int fbgfx_put_cmap(int fd, struct fb_cmap *cmap) { return fbgfx_ioctl(fd, FBIOPU
 
 int fbgfx_blank(int fd, int level)
 {
-    return ioctl(fd, FBIOBLANK, (unsigned long)level) < 0 ? -errno : 0;
+    /* A driver may answer 1: "not done in hardware, let the console blank" (cirrusfb at
+     * FB_BLANK_NORMAL). Pass it on so Python does not claim a blank that did not happen. */
+    int rc = ioctl(fd, FBIOBLANK, (unsigned long)level);
+    return rc < 0 ? -errno : rc;
 }
 
 int fbgfx_wait_for_vsync(int fd)

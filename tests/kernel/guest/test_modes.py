@@ -165,8 +165,6 @@ def test_cirrusfb_raw_blank_normal_is_left_to_fbcon(kernel):
 
 
 @pytest.mark.setups("cirrusfb")
-@pytest.mark.xfail(strict=True, reason="fbgfx bug: native/ioctl.c fbgfx_blank drops FBIOBLANK's "
-                   "return value 1 (the driver did not blank), so fb.blank() reports a blank")
 def test_cirrusfb_blank_normal_is_not_claimed_when_not_done(kernel):
     """fb.blank("normal") does not report a blank the driver left undone."""
     with fbgfx.open(kernel.device) as fb:
