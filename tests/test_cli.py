@@ -502,7 +502,7 @@ def test_ctrl_c_exits_130_and_restores(tmp_path, argv):
     try:
         assert wait_for_change(raw, b"\0" * (64 * 48 * 2 * 2)), proc.stderr.read() if proc.poll() else ""
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
