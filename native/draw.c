@@ -951,28 +951,32 @@ static int draw_arc_args(const double *xy, float *start, float *end, int64_t *c)
 
 /* Arcs, chords and slices of ellipses wider than DRAW_ELLIPSE_EXACT draw only when
  * they are whole ellipses; their partial forms are skipped (Pillow overflows there). */
+/* The shared start of arc, chord and pieslice: normalises the angles and fills c[];
+ * returns 1 when nothing is left to do (a whole ellipse, drawn here, or an empty
+ * sweep), 0 to go on, or -EINVAL. */
+static int draw_cut_begin(draw_target *t, double x0, double y0, double x1, double y1,
+                          float *start, float *end, int64_t c[4], int fill, int width) {
+    double xy[4] = {x0, y0, x1, y1};
+    if (draw_arc_args(xy, start, end, c) < 0) return -EINVAL;
+    if (*start + 360 == *end) {
+        draw_ellipse_int(t, c[0], c[1], c[2], c[3], fill, width);
+        return 1;
+    }
+    return *start == *end;
+}
+
 int draw_arc(draw_target *t, double x0, double y0, double x1, double y1, float start, float end, int width) {
     int64_t c[4];
-    double xy[4] = {x0, y0, x1, y1};
-    if (draw_arc_args(xy, &start, &end, c) < 0) return -EINVAL;
-    if (start + 360 == end) {
-        draw_ellipse_int(t, c[0], c[1], c[2], c[3], 0, width);
-        return 0;
-    }
-    if (start == end) return 0;
+    int rc = draw_cut_begin(t, x0, y0, x1, y1, &start, &end, c, 0, width);
+    if (rc) return rc < 0 ? rc : 0;
     draw_cut_render(t, DRAW_ARC, c[0], c[1], c[2], c[3], start, end, width);
     return 0;
 }
 
 int draw_chord(draw_target *t, double x0, double y0, double x1, double y1, float start, float end, int fill, int width) {
     int64_t c[4];
-    double xy[4] = {x0, y0, x1, y1};
-    if (draw_arc_args(xy, &start, &end, c) < 0) return -EINVAL;
-    if (start + 360 == end) {
-        draw_ellipse_int(t, c[0], c[1], c[2], c[3], fill, width);
-        return 0;
-    }
-    if (start == end) return 0;
+    int rc = draw_cut_begin(t, x0, y0, x1, y1, &start, &end, c, fill, width);
+    if (rc) return rc < 0 ? rc : 0;
     if (fill) {
         draw_cut_render(t, DRAW_CHORD, c[0], c[1], c[2], c[3], start, end, c[2] - c[0] + c[3] - c[1] + 1);
     } else {
@@ -984,13 +988,8 @@ int draw_chord(draw_target *t, double x0, double y0, double x1, double y1, float
 
 int draw_pieslice(draw_target *t, double x0, double y0, double x1, double y1, float start, float end, int fill, int width) {
     int64_t c[4];
-    double xy[4] = {x0, y0, x1, y1};
-    if (draw_arc_args(xy, &start, &end, c) < 0) return -EINVAL;
-    if (start + 360 == end) {
-        draw_ellipse_int(t, c[0], c[1], c[2], c[3], fill, width);
-        return 0;
-    }
-    if (start == end) return 0;
+    int rc = draw_cut_begin(t, x0, y0, x1, y1, &start, &end, c, fill, width);
+    if (rc) return rc < 0 ? rc : 0;
     if (fill) {
         draw_cut_render(t, DRAW_PIE, c[0], c[1], c[2], c[3], start, end, c[2] + c[3] - c[0] - c[1]);
     } else {
