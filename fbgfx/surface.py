@@ -596,23 +596,21 @@ class Surface:
 
     def chord(self, xy, start, end, fill=None, outline=None, width=1) -> None:
         """Draw a chord: an arc closed by a straight line (``ImageDraw.chord``)."""
-        b = _box(xy)
-        s, e = _check_angle(start), _check_angle(end)
-        fill_ink, ink = self._outline_ink(fill, outline)
-        if fill_ink is not None:
-            self._run(fill_ink, lib.draw_chord, b[0], b[1], b[2], b[3], s, e, 1, 0)
-        if ink is not None and ink != fill_ink and width != 0:
-            self._run(ink, lib.draw_chord, b[0], b[1], b[2], b[3], s, e, 0, _check_width(width))
+        self._cut(lib.draw_chord, xy, start, end, fill, outline, width)
 
     def pieslice(self, xy, start, end, fill=None, outline=None, width=1) -> None:
         """Draw a pie slice (``ImageDraw.pieslice``)."""
+        self._cut(lib.draw_pieslice, xy, start, end, fill, outline, width)
+
+    def _cut(self, draw, xy, start, end, fill, outline, width) -> None:
+        """A closed part of an ellipse (chord, pie slice): fill, then outline."""
         b = _box(xy)
         s, e = _check_angle(start), _check_angle(end)
         fill_ink, ink = self._outline_ink(fill, outline)
         if fill_ink is not None:
-            self._run(fill_ink, lib.draw_pieslice, b[0], b[1], b[2], b[3], s, e, 1, 0)
+            self._run(fill_ink, draw, b[0], b[1], b[2], b[3], s, e, 1, 0)
         if ink is not None and ink != fill_ink and width != 0:
-            self._run(ink, lib.draw_pieslice, b[0], b[1], b[2], b[3], s, e, 0, _check_width(width))
+            self._run(ink, draw, b[0], b[1], b[2], b[3], s, e, 0, _check_width(width))
 
     def polygon(self, xy, fill=None, outline=None, width=1) -> None:
         """Draw a polygon, concave or self-intersecting, filled even-odd (``ImageDraw.polygon``)."""
