@@ -307,10 +307,7 @@ def _in_process_only(fb) -> bool:
 def _open_screen(fb, out: Optional[str] = None):
     if _in_process_only(fb) and not out:
         _NOTES.append("nothing outside this process sees a virtual framebuffer; add --out FILE.png to keep the picture")
-    # A file-backed virtual framebuffer shares its memory with other processes but not
-    # its pan offset; draw at offset 0 there, so `fbgfx grab` elsewhere sees the picture.
-    shared = fb.path.startswith("virtual:") and not _in_process_only(fb)
-    return fb.screen(buffering="copy" if shared else "auto", console=True)
+    return fb.screen(buffering="auto", console=True)
 
 
 def _wait_until(deadline: Optional[float]) -> None:

@@ -438,8 +438,10 @@ class Framebuffer:
             if isinstance(e, OSError) and not isinstance(e, ModeError):
                 raise ModeError(e.errno, f"the driver refused {describe} ({os.strerror(e.errno)})", self.path, asked) from None
             raise
-        self._saved.setdefault("var", original)
-        self._saved.pop("pan", None)
+        pan = self._saved.pop("pan", (original.xoffset, original.yoffset))
+        if "var" not in self._saved:
+            # what fbgfx found: the mode before this change, at the offset before any pan
+            self._saved["var"] = original.replace(xoffset=pan[0], yoffset=pan[1])
 
     def test_mode(
         self,

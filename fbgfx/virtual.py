@@ -10,6 +10,7 @@ play a DRM-emulated fb that refuses mode changes or a legacy driver that allows 
 from __future__ import annotations
 
 import errno
+import json
 import mmap
 import os
 import time
@@ -21,6 +22,7 @@ from .device import Framebuffer
 from .errors import FramebufferError
 from .pixelformat import FORMATS, PixelFormat
 from .screeninfo import (
+    BITFIELD_NAMES,
     FB_ACTIVATE_TEST,
     FB_VISUAL_PSEUDOCOLOR,
     FB_VISUAL_TRUECOLOR,
@@ -117,6 +119,9 @@ class VirtualDevice:
         self.cmap = np.zeros((256, 4), np.uint16)
         self.cmap[: len(_CONSOLE_COLORS), :3] = np.array(_CONSOLE_COLORS, np.uint16) * 257
         self.pan_count = 0
+        self._identity = [width, height, fmt.name, self.memory_size]
+        if file is not None:
+            self._adopt_state()
 
     # -- the operations Framebuffer drives ---------------------------------------------------
 
@@ -140,10 +145,12 @@ class VirtualDevice:
                                       blue=cur.blue, transp=cur.transp)
             if not test:
                 self._var = checked
+                self._save_state()
             return checked
         if not test:
             self._var, self.format = checked.replace(activate=0), fmt
             self._fix = self._fix_for(self._var)
+            self._save_state()
         return checked
 
     def pan(self, var: VarScreenInfo) -> None:
@@ -160,6 +167,7 @@ class VirtualDevice:
             raise self._error(errno.EINVAL, "panning (FBIOPAN_DISPLAY)")
         self._var = cur.replace(xoffset=var.xoffset, yoffset=var.yoffset)
         self.pan_count += 1
+        self._save_state()
 
     def get_cmap(self, start: int, length: int) -> np.ndarray:
         if start < 0 or length < 0 or start + length > self._cmap_size():
@@ -171,6 +179,7 @@ class VirtualDevice:
         if start < 0 or start + len(entries) > self._cmap_size():
             raise self._error(errno.EINVAL, "writing the colour map (FBIOPUTCMAP)")
         self.cmap[start : start + len(entries)] = entries
+        self._save_state()
 
     def blank(self, level: int) -> bool:
         if not self.can_blank:
@@ -191,6 +200,44 @@ class VirtualDevice:
 
     def close(self) -> None:
         """Video memory stays with the device, as a kernel driver's does across opens."""
+
+    # -- state shared through the file ----------------------------------------------------------
+
+    @property
+    def state_path(self) -> Optional[str]:
+        """Where a file-backed device keeps its mode, pan offset and colour map (beside
+        the memory file), so every process opening the same device sees the same state,
+        as with a kernel driver. None without a file."""
+        return None if self._file is None else self._file + ".state.json"
+
+    def _adopt_state(self) -> None:
+        """Take over the state of the same device opened before (same size, format and memory)."""
+        try:
+            with open(self.state_path, encoding="utf-8") as f:
+                state = json.load(f)
+            if state["device"] != self._identity:
+                raise ValueError("another device")
+            fields = {k: Bitfield(**v) if k in BITFIELD_NAMES else v for k, v in state["var"].items()}
+            var = VarScreenInfo(**fields)
+            name = state["format"]
+            fmt = FORMATS[name] if name in FORMATS else PixelFormat.from_var(var, state["visual"])
+            cmap = np.array(state["cmap"], np.uint16).reshape(self.cmap.shape)
+        except (OSError, ValueError, KeyError, TypeError):
+            self._save_state()  # a new device: its state starts here
+            return
+        self._var, self.format = var, fmt
+        self._fix = self._fix_for(var)
+        self.cmap[:] = cmap
+
+    def _save_state(self) -> None:
+        if self._file is None:
+            return
+        state = {"device": self._identity, "var": self._var.asdict(), "format": self.format.name,
+                 "visual": self._fix.visual, "cmap": self.cmap.tolist()}
+        tmp = f"{self.state_path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(state, f)
+        os.replace(tmp, self.state_path)
 
     # -- kernel rules ---------------------------------------------------------------------------
 

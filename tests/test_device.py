@@ -132,6 +132,17 @@ def test_set_mode_each_depth(name):
         assert fb.stride == vfb_stride(33, fmt.bpp)
 
 
+def test_pan_then_mode_change_restores_both():
+    """A pan before a mode change is undone too: close() returns to the offset fbgfx found."""
+    fb = fbgfx.open("virtual:32x16:XRGB8888:vh=32")
+    fb.pan(0, 16)
+    fb.set_mode(bpp=16)
+    device = fb.device
+    fb.close()
+    var = device.get_var()
+    assert (var.bits_per_pixel, var.yoffset, var.yres_virtual) == (32, 0, 32)
+
+
 def test_refused_mode_changes_nothing():
     """A driver that refuses (DRM emulation) raises ModeError with errno; mode and picture stay."""
     with fbgfx.open("virtual:64x48:XRGB8888:modes=refuse") as fb:
@@ -223,6 +234,25 @@ def test_file_backed_virtual_framebuffer_is_shared(tmp_path):
         fb.pixels[3, 4] = 0x1234
         raw = np.fromfile(path, np.uint16)
         assert raw[3 * 16 + 4] == 0x1234
+
+
+def test_file_backed_device_shares_mode_pan_and_palette(tmp_path):
+    """A second opener of the same file-backed device sees the first one's mode, pan and palette."""
+    spec = f"virtual:16x8:C8:vh=16:file={tmp_path / 'fb.raw'}"
+    with fbgfx.open(spec) as first:
+        first.pan(0, 8)
+        first.set_palette([[1, 2, 3]], start=7)
+        first.view(0, 8, 16, 8)[0, 0] = 7
+        with fbgfx.open(spec) as second:
+            assert second.var.yoffset == 8
+            assert second.snapshot().getpixel((0, 0)) == (1, 2, 3)
+        first.set_mode(bpp=16)
+        with fbgfx.open(spec) as third:
+            assert third.format.name == "RGB565" and third.var.yoffset == 0
+    with fbgfx.open(spec) as after:
+        assert after.format.name == "C8" and after.var.yoffset == 0  # first restored on close
+    with fbgfx.open(f"virtual:16x8:RGB565:file={tmp_path / 'fb.raw'}") as other:
+        assert other.format.name == "RGB565"  # a different device over the same file starts afresh
 
 
 def test_var_and_fix_use_kernel_names():
