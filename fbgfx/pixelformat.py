@@ -146,7 +146,10 @@ class PixelFormat:
         Args:
             rgb: Array-like of shape (..., 3) or (..., 4), uint8.
             palette: For indexed formats, the (n, 3) uint8 colour map to match against
-                (nearest colour); defaults to :func:`default_palette`.
+                (nearest colour); defaults to :func:`default_palette`. Up to 64 pixels
+                are matched exactly; larger images through a cached 32-level colour
+                cube, which is fast and picks an entry at most a few levels from the
+                nearest.
 
         Returns:
             An array of shape ``rgb.shape[:-1]`` with :attr:`dtype` (plus a last axis of
