@@ -291,8 +291,7 @@ class Framebuffer:
             raise ValueError(f"pan offset ({x}, {y}) is not a multiple of the pan steps ({fix.xpanstep}, {fix.ypanstep})")
         if (x, y) == (var.xoffset, var.yoffset):
             return
-        self._saved.setdefault("pan", (var.xoffset, var.yoffset))
-        _restore.register(self, self.restore)
+        self._remember("pan", (var.xoffset, var.yoffset))
         new = var.replace(xoffset=x, yoffset=y)
         self._device.pan(new)
         self._var = new
@@ -344,8 +343,7 @@ class Framebuffer:
         if not done:
             return False
         if level:
-            self._saved.setdefault("blank", True)
-            _restore.register(self, self.restore)
+            self._remember("blank", True)
         else:
             self._saved.pop("blank", None)
         return True
@@ -384,8 +382,7 @@ class Framebuffer:
         if start < 0 or start + len(colors) > size:
             raise ValueError(f"entries {start}..{start + len(colors) - 1} are outside the {size}-entry colour map")
         if "cmap" not in self._saved:
-            self._saved["cmap"] = self._device.get_cmap(0, size)
-            _restore.register(self, self.restore)
+            self._remember("cmap", self._device.get_cmap(0, size))
         entries = np.zeros((len(colors), 4), np.uint16)
         entries[:, : colors.shape[1]] = colors.astype(np.uint16) * 257
         self._device.put_cmap(start, entries)
@@ -488,6 +485,12 @@ class Framebuffer:
         return Screen(self, buffering=buffering, **options)
 
     # -- internals ---------------------------------------------------------------------------
+
+    def _remember(self, key: str, original: Any) -> None:
+        """Keep what fbgfx found before its first change of ``key``, for :meth:`restore`
+        (which also runs on fatal signals and at exit)."""
+        self._saved.setdefault(key, original)
+        _restore.register(self, self.restore)
 
     def _check_open(self) -> None:
         if self._closed:
