@@ -1,7 +1,7 @@
 """The kernel device backend: /dev/fbN through ioctl and mmap.
 
-This and :mod:`fbgfx.console` are the only modules that touch ``fbgfx._native``; no
-cdata leaves them. Every method raises :class:`~fbgfx.errors.FramebufferError` with the
+C is reached through :mod:`fbgfx._ffi`; no cdata leaves this module. Every method
+raises :class:`~fbgfx.errors.FramebufferError` with the
 kernel's errno and the device path.
 """
 
@@ -15,29 +15,24 @@ import stat
 
 import numpy as np
 
+from ._ffi import check, ffi, lib
 from .errors import FramebufferError
 from .screeninfo import BITFIELD_NAMES, FIX_FIELDS, VAR_FIELDS, Bitfield, FixScreenInfo, VarScreenInfo
 
 FB_MAJOR = 29
 
 
-def _native():
-    try:
-        from . import _native  # type: ignore[attr-defined]
-    except ImportError as e:  # pragma: no cover - only on a broken install
-        raise ImportError(
-            "fbgfx._native is not built: install fbgfx with pip (`pip install .` or "
-            "`pip install -e .`), which compiles it; it needs gcc and linux-libc-dev"
-        ) from e
-    return _native
-
 
 class KernelDevice:
     """An open ``/dev/fbN``: the device operations a :class:`Framebuffer` drives."""
 
+    #: Modes come from sysfs and ``/etc/fb.modes`` (see :func:`fbgfx.modes.list_modes`).
+    mode_list = None
+    #: Other processes can open and change the same device.
+    shared = True
+
     def __init__(self, path: str) -> None:
         self.path = path
-        self._native = _native()
         try:
             self.fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
         except OSError as e:
@@ -53,31 +48,29 @@ class KernelDevice:
     # -- screen info ------------------------------------------------------------------
 
     def get_var(self) -> VarScreenInfo:
-        var = self._native.ffi.new("struct fb_var_screeninfo *")
-        self._check(self._native.lib.fbgfx_get_var(self.fd, var), "reading the mode (FBIOGET_VSCREENINFO)")
+        var = ffi.new("struct fb_var_screeninfo *")
+        self._check(lib.fbgfx_get_var(self.fd, var), "reading the mode (FBIOGET_VSCREENINFO)")
         return _var_from_c(var)
 
     def put_var(self, var: VarScreenInfo) -> VarScreenInfo:
         """Ask for ``var``; returns what the kernel wrote back (it may round values)."""
         c = self._var_to_c(var)
-        self._check(self._native.lib.fbgfx_put_var(self.fd, c), "setting the mode (FBIOPUT_VSCREENINFO)")
+        self._check(lib.fbgfx_put_var(self.fd, c), "setting the mode (FBIOPUT_VSCREENINFO)")
         return _var_from_c(c)
 
     def get_fix(self) -> FixScreenInfo:
-        fix = self._native.ffi.new("struct fb_fix_screeninfo *")
-        self._check(self._native.lib.fbgfx_get_fix(self.fd, fix), "reading fixed info (FBIOGET_FSCREENINFO)")
-        ffi = self._native.ffi
+        fix = ffi.new("struct fb_fix_screeninfo *")
+        self._check(lib.fbgfx_get_fix(self.fd, fix), "reading fixed info (FBIOGET_FSCREENINFO)")
         values = {name: getattr(fix, name) for name in FIX_FIELDS if name != "id"}
         return FixScreenInfo(id=ffi.string(fix.id).decode("latin-1"), **values)
 
     # -- operations ---------------------------------------------------------------------
 
     def pan(self, var: VarScreenInfo) -> None:
-        self._check(self._native.lib.fbgfx_pan(self.fd, self._var_to_c(var)), "panning (FBIOPAN_DISPLAY)")
+        self._check(lib.fbgfx_pan(self.fd, self._var_to_c(var)), "panning (FBIOPAN_DISPLAY)")
 
     def get_cmap(self, start: int, length: int) -> np.ndarray:
         """Colour map entries as (length, 4) uint16: red, green, blue, transp."""
-        ffi, lib = self._native.ffi, self._native.lib
         table = np.zeros((4, length), np.uint16)
         cmap = ffi.new("struct fb_cmap *")
         cmap.start, cmap.len = start, length
@@ -88,7 +81,6 @@ class KernelDevice:
 
     def put_cmap(self, start: int, entries: np.ndarray) -> None:
         """Write (n, 4) uint16 colour map entries from ``start``."""
-        ffi, lib = self._native.ffi, self._native.lib
         table = np.ascontiguousarray(np.asarray(entries, np.uint16).T)
         cmap = ffi.new("struct fb_cmap *")
         cmap.start, cmap.len = start, table.shape[1]
@@ -98,12 +90,12 @@ class KernelDevice:
 
     def blank(self, level: int) -> bool:
         """Returns False when the driver left the blank undone (it answered > 0)."""
-        rc = self._native.lib.fbgfx_blank(self.fd, level)
+        rc = lib.fbgfx_blank(self.fd, level)
         self._check(rc, "blanking (FBIOBLANK)")
         return rc == 0
 
     def wait_for_vsync(self) -> None:
-        self._check(self._native.lib.fbgfx_wait_for_vsync(self.fd), "waiting for vsync (FBIO_WAITFORVSYNC)")
+        self._check(lib.fbgfx_wait_for_vsync(self.fd), "waiting for vsync (FBIO_WAITFORVSYNC)")
 
     def map(self, length: int):
         """Map ``length`` bytes of video memory; returns an object with the buffer protocol."""
@@ -119,12 +111,11 @@ class KernelDevice:
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _check(self, rc: int, doing: str) -> None:
-        if rc < 0:
-            raise FramebufferError.from_errno(-rc, doing, self.path)
+    def _check(self, rc: int, doing: str) -> int:
+        return check(rc, doing, self.path)
 
     def _var_to_c(self, var: VarScreenInfo):
-        c = self._native.ffi.new("struct fb_var_screeninfo *")
+        c = ffi.new("struct fb_var_screeninfo *")
         for name in VAR_FIELDS:
             value = getattr(var, name)
             if name in BITFIELD_NAMES:

@@ -19,6 +19,7 @@ import warnings
 from typing import Any, Optional
 
 from . import _restore
+from ._ffi import lib
 
 __all__ = ["KD_GRAPHICS", "KD_TEXT", "Console", "VirtualTerminal", "find_vt"]
 
@@ -42,9 +43,7 @@ class VirtualTerminal:
     """
 
     def __init__(self, fd: int, path: str = "") -> None:
-        from ._kernel import _native
-
-        self._lib = _native().lib
+        self._lib = lib
         self.fd = fd
         self.path = path
 

@@ -16,6 +16,7 @@ from typing import Any, Dict, Optional, Tuple, Union
 import numpy as np
 
 from . import _restore
+from .backend import Backend
 from .errors import FramebufferError, ModeError
 from .modes import resolve_mode_args
 from .pixelformat import PixelFormat, default_palette
@@ -78,7 +79,7 @@ class Framebuffer:
     pan offset, colour map, blanking) is put back by :meth:`close`.
     """
 
-    def __init__(self, device: Any, path: str) -> None:
+    def __init__(self, device: Backend, path: str) -> None:
         self._device = device
         self.path = path
         self._memory_owner: Any = None
@@ -476,7 +477,7 @@ class Framebuffer:
         """
         from .modes import list_modes
 
-        return list_modes(self.path, getattr(self._device, "mode_list", None))
+        return list_modes(self.path, self._device.mode_list)
 
     def screen(self, buffering: str = "auto", **options: Any):
         """A :class:`fbgfx.Screen` for double-buffered drawing on this device."""

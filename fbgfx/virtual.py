@@ -115,6 +115,7 @@ class VirtualDevice:
             raise FramebufferError(errno.ENOMEM, f"{line * var.yres_virtual} bytes needed, {self.memory_size} available", self.path)
         self._var, self._fix = var, self._fix_for(var)
         self._file = file
+        self.shared = file is not None
         self._buffer = self._allocate(file)
         self.cmap = np.zeros((256, 4), np.uint16)
         self.cmap[: len(_CONSOLE_COLORS), :3] = np.array(_CONSOLE_COLORS, np.uint16) * 257

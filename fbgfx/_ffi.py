@@ -1,0 +1,55 @@
+"""The one gateway to the compiled module ``fbgfx._native``.
+
+Every other module reaches C through ``from ._ffi import ffi, lib`` and turns a
+negative return (``-errno``) into fbgfx's errors with :func:`check`. No cdata leaves
+the modules that call C.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from typing import Optional
+
+from .errors import FramebufferError
+
+try:
+    from ._native import ffi, lib
+except ImportError as e:  # pragma: no cover - only on a broken install
+    raise ImportError(
+        "fbgfx._native is not built: install fbgfx with pip (`pip install .` or "
+        "`pip install -e .`), which compiles it; it needs gcc and linux-libc-dev"
+    ) from e
+
+__all__ = ["check", "check_value", "ffi", "lib"]
+
+
+def check(rc: int, doing: str, path: Optional[str] = None) -> int:
+    """Return ``rc`` when it is not negative, else raise for ``-rc`` as an errno.
+
+    Args:
+        rc: What the C function returned: a count or 0, or ``-errno``.
+        doing: What was being done, in the user's words (``"panning (FBIOPAN_DISPLAY)"``).
+        path: The device path for the message, if there is one.
+
+    Raises:
+        FramebufferError: ``rc`` is ``-errno``.
+    """
+    if rc < 0:
+        raise FramebufferError.from_errno(-rc, doing, path)
+    return rc
+
+
+def check_value(rc: int, doing: str) -> int:
+    """Like :func:`check` for drawing and conversion kernels, whose only failure is bad
+    arguments: ``-EINVAL`` and ``-ERANGE`` become ``ValueError``, ``-ENOMEM``
+    ``MemoryError``; anything else is a :class:`FramebufferError`.
+    """
+    if rc >= 0:
+        return rc
+    err = -rc
+    if err in (errno.EINVAL, errno.ERANGE, errno.EDOM):
+        raise ValueError(f"{doing}: {os.strerror(err)}")
+    if err == errno.ENOMEM:
+        raise MemoryError(f"{doing}: out of memory")
+    raise FramebufferError.from_errno(err, doing)

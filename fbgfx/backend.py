@@ -1,0 +1,79 @@
+"""The display backend protocol: what a :class:`fbgfx.Framebuffer` drives.
+
+A backend is one module implementing :class:`Backend`: the kernel's ``/dev/fbN``
+(:class:`fbgfx._kernel.KernelDevice`), the in-process model of one
+(:class:`fbgfx.virtual.VirtualDevice`) and DRM/KMS dumb buffers. The operations are
+those of fbdev, because that is the model every backend can answer: a backend
+without a notion (a colour map, panning) raises ``OSError`` with ``ENOTTY`` or
+``EINVAL``, as a kernel driver does, and :class:`Framebuffer` reports the capability
+as missing. ``Framebuffer`` never asks which backend it has.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Protocol
+
+import numpy as np
+
+from .screeninfo import FixScreenInfo, VarScreenInfo
+
+__all__ = ["Backend"]
+
+
+class Backend(Protocol):
+    """One open display device.
+
+    Attributes:
+        path: The device as the user named it, for messages.
+        mode_list: Mode strings the device lists itself (``"800x600-16"``), or None
+            to look them up in sysfs and ``/etc/fb.modes``.
+        shared: True when other processes may open and change the same device (every
+            kernel device, a file-backed virtual one): state must be re-read, not
+            cached, and restore must touch only what this process changed.
+    """
+
+    path: str
+    mode_list: Optional[List[str]]
+    shared: bool
+
+    def get_var(self) -> VarScreenInfo:
+        """The current mode (``FBIOGET_VSCREENINFO``)."""
+        ...
+
+    def put_var(self, var: VarScreenInfo) -> VarScreenInfo:
+        """Ask for a mode (``FBIOPUT_VSCREENINFO``; ``activate`` may say test only);
+        returns what the device wrote back."""
+        ...
+
+    def get_fix(self) -> FixScreenInfo:
+        """The fixed information for the current mode (``FBIOGET_FSCREENINFO``)."""
+        ...
+
+    def pan(self, var: VarScreenInfo) -> None:
+        """Show the page at ``var.xoffset``/``var.yoffset`` (``FBIOPAN_DISPLAY``)."""
+        ...
+
+    def get_cmap(self, start: int, length: int) -> np.ndarray:
+        """Colour map entries as (length, 4) uint16: red, green, blue, transp."""
+        ...
+
+    def put_cmap(self, start: int, entries: np.ndarray) -> None:
+        """Write (n, 4) uint16 colour map entries from ``start``."""
+        ...
+
+    def blank(self, level: int) -> bool:
+        """Blank at ``FB_BLANK_*`` level; False when the driver left it undone."""
+        ...
+
+    def wait_for_vsync(self) -> None:
+        """Wait for the next vertical blank."""
+        ...
+
+    def map(self, length: int) -> Any:
+        """Map ``length`` bytes of video memory: an object with the buffer protocol
+        (and ``close()`` when it must be released)."""
+        ...
+
+    def close(self) -> None:
+        """Release the device; safe to call twice."""
+        ...
