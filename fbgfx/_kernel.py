@@ -13,6 +13,8 @@ import mmap
 import os
 import stat
 
+from typing import Any, Dict, List, Optional
+
 import numpy as np
 
 from ._ffi import check, ffi, lib
@@ -27,7 +29,7 @@ class KernelDevice:
     """An open ``/dev/fbN``: the device operations a :class:`Framebuffer` drives."""
 
     #: Modes come from sysfs and ``/etc/fb.modes`` (see :func:`fbgfx.modes.list_modes`).
-    mode_list = None
+    mode_list: Optional[List[str]] = None
     #: Other processes can open and change the same device.
     shared = True
 
@@ -92,12 +94,12 @@ class KernelDevice:
         """Returns False when the driver left the blank undone (it answered > 0)."""
         rc = lib.fbgfx_blank(self.fd, level)
         self._check(rc, "blanking (FBIOBLANK)")
-        return rc == 0
+        return bool(rc == 0)
 
     def wait_for_vsync(self) -> None:
         self._check(lib.fbgfx_wait_for_vsync(self.fd), "waiting for vsync (FBIO_WAITFORVSYNC)")
 
-    def map(self, length: int):
+    def map(self, length: int) -> mmap.mmap:
         """Map ``length`` bytes of video memory; returns an object with the buffer protocol."""
         try:
             return mmap.mmap(self.fd, length, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
@@ -114,7 +116,7 @@ class KernelDevice:
     def _check(self, rc: int, doing: str) -> int:
         return check(rc, doing, self.path)
 
-    def _var_to_c(self, var: VarScreenInfo):
+    def _var_to_c(self, var: VarScreenInfo) -> Any:
         c = ffi.new("struct fb_var_screeninfo *")
         for name in VAR_FIELDS:
             value = getattr(var, name)
@@ -126,8 +128,8 @@ class KernelDevice:
         return c
 
 
-def _var_from_c(c) -> VarScreenInfo:
-    values = {}
+def _var_from_c(c: Any) -> VarScreenInfo:
+    values: Dict[str, Any] = {}
     for name in VAR_FIELDS:
         value = getattr(c, name)
         if name in BITFIELD_NAMES:

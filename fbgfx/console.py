@@ -16,7 +16,7 @@ import os
 import stat
 import sys
 import warnings
-from typing import Any, Optional
+from typing import Any, Iterator, Optional, Tuple
 
 from . import _restore
 from ._ffi import lib
@@ -56,7 +56,7 @@ class VirtualTerminal:
         rc = self._lib.fbgfx_kd_get_mode(self.fd)
         if rc < 0:
             raise OSError(-rc, f"{self.path}: reading the console mode (KDGETMODE): {os.strerror(-rc)}", self.path)
-        return rc
+        return int(rc)
 
     def set_mode(self, mode: int) -> None:
         """Set the KD mode.
@@ -87,7 +87,7 @@ def _is_vt_fd(fd: int) -> bool:
     return stat.S_ISCHR(st.st_mode) and os.major(st.st_rdev) == TTY_MAJOR and os.minor(st.st_rdev) < 64
 
 
-def _candidates(stdin_fd: Optional[int], active_path: str, fallback: Optional[str]):
+def _candidates(stdin_fd: Optional[int], active_path: str, fallback: Optional[str]) -> Iterator[Tuple[str, Optional[int]]]:
     """Where the framebuffer console may be, best first."""
     if stdin_fd is not None and _is_vt_fd(stdin_fd):
         # Our own terminal: KDSETMODE on it needs no privilege.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import errno as _errno
 import os
-from typing import Optional
+from typing import Dict, Optional
 
 __all__ = ["FramebufferError", "ModeError", "UnsupportedFormatError"]
 
@@ -41,7 +41,7 @@ class ModeError(FramebufferError):
         requested: The mode that was asked for, as a dict of ``fb_var_screeninfo`` names.
     """
 
-    def __init__(self, err: int, message: str, path: Optional[str] = None, requested: Optional[dict] = None) -> None:
+    def __init__(self, err: int, message: str, path: Optional[str] = None, requested: Optional[Dict[str, int]] = None) -> None:
         super().__init__(err or _errno.EINVAL, message, path)
         self.requested = dict(requested or {})
 

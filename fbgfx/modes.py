@@ -15,7 +15,7 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 __all__ = ["Mode", "Timings", "list_modes", "parse_mode", "read_fb_modes", "read_sysfs_modes"]
 
@@ -96,7 +96,7 @@ class Mode:
             extra.append(self.source)
         return f"{self}" + (f" ({', '.join(extra)})" if extra else "")
 
-    def set_mode_args(self) -> dict:
+    def set_mode_args(self) -> Dict[str, Optional[int]]:
         """Keyword arguments for :meth:`fbgfx.Framebuffer.set_mode`."""
         return {
             "width": self.width,
@@ -138,7 +138,9 @@ def parse_mode(text: Union[str, Mode]) -> Mode:
     return Mode(width, height, bpp, None, vh)
 
 
-def resolve_mode_args(width, height, bpp, virtual_width, virtual_height) -> Tuple:
+def resolve_mode_args(
+    width: Any, height: Any, bpp: Any, virtual_width: Any, virtual_height: Any
+) -> Tuple[Any, Any, Any, Any, Any]:
     """Turn :meth:`~fbgfx.Framebuffer.set_mode` arguments whose ``width`` is a mode
     string (or :class:`Mode`) into plain ones; others pass through.
 
@@ -220,7 +222,7 @@ def parse_fb_modes(text: str, source: str = FB_MODES) -> List[Mode]:
     """Parse the text of an ``fb.modes`` file; incomplete blocks are skipped."""
     modes: List[Mode] = []
     name: Optional[str] = None
-    fields: dict = {}
+    fields: Dict[str, List[str]] = {}
     for raw in text.splitlines():
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -282,7 +284,7 @@ def _ints(words: Sequence[str], count: int) -> Optional[List[int]]:
     return values if len(values) == count else None
 
 
-def _fb_mode(name: str, fields: dict, source: str) -> Mode:
+def _fb_mode(name: str, fields: Dict[str, List[str]], source: str) -> Mode:
     geometry = _ints(fields["geometry"], 5)
     if geometry is None:
         # A broken geometry line: keep what the name says if it is a mode string.

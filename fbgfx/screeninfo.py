@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Dict
 
 __all__ = ["Bitfield", "FixScreenInfo", "VarScreenInfo"]
 
@@ -80,7 +80,7 @@ class VarScreenInfo:
         """Return a copy with some fields changed."""
         return dataclasses.replace(self, **changes)
 
-    def asdict(self) -> dict:
+    def asdict(self) -> Dict[str, Any]:
         """All fields as a plain dict (bitfields as dicts), e.g. for JSON."""
         return dataclasses.asdict(self)
 
@@ -108,7 +108,7 @@ class FixScreenInfo:
         """Return a copy with some fields changed."""
         return dataclasses.replace(self, **changes)
 
-    def asdict(self) -> dict:
+    def asdict(self) -> Dict[str, Any]:
         """All fields as a plain dict, e.g. for JSON."""
         return dataclasses.asdict(self)
 
