@@ -500,3 +500,32 @@ def test_flip_close_keeps_the_last_frame_on_screen():
         screen.close()
         assert fb.var.yoffset == 0 and fb.var.yres_virtual == 30
         assert (fb.pixels == fb.format.pack_color((0, 0, 255))).all()
+
+
+@pytest.mark.parametrize("buffering", ["flip", "copy", "single"])
+@pytest.mark.parametrize("shape", [(0, 16, 3), (8, 0, 3), (0, 0, 4)])
+def test_present_empty_image_is_a_value_error(buffering, shape):
+    """present() of an image of 0 pixels raises ValueError and leaves the screen as it was."""
+    with fbgfx.open("virtual:16x8:RGB565") as fb:
+        with fb.screen(buffering) as screen:
+            screen.present(np.full((8, 16, 3), 255, np.uint8))
+            before, offset = visible_rgb(fb).copy(), fb.var.yoffset
+            with pytest.raises(ValueError, match="empty"):
+                screen.present(np.zeros(shape, np.uint8))
+            with pytest.raises(ValueError, match="empty"):
+                screen.present(Image.new("RGB", (shape[1], shape[0])))
+            assert (visible_rgb(fb) == before).all() and fb.var.yoffset == offset
+
+
+def test_present_background_colours_as_drawing_takes_them():
+    """present()'s background takes what drawing calls take (names, CSS, tuples, native ints); bad ones are ValueErrors."""
+    image = np.full((4, 4, 3), 255, np.uint8)
+    with fbgfx.open("virtual:16x8:RGB565:pan=0") as fb:
+        with fb.screen() as screen:
+            for background, rgb in [("rgb(0,0,255)", [0, 0, 255]), ((0, 255, 0), [0, 255, 0]), (0xF800, [255, 0, 0])]:
+                screen.present(image, fit="center", background=background)
+                assert visible_rgb(fb)[0, 0].tolist() == rgb
+            with pytest.raises(ValueError):
+                screen.present(image, fit="center", background="not-a-colour")
+            with pytest.raises(ValueError):
+                screen.present(np.zeros((4, 4, 4), np.uint8), background=(0, 0, 999))

@@ -1,0 +1,262 @@
+"""Buffering strategies: which page of video memory a frame goes to, and how it is shown.
+
+A :class:`~fbgfx.Screen` composes each frame in RAM (or, in ``"single"`` buffering
+where it can, on the visible page itself). When a frame is finished it calls
+:meth:`Buffering.show` with the area that changed since the previous frame and a
+``write`` function that puts any part of the frame into a page of video memory. The
+strategy picks the page, asks ``write`` for what that page lacks, and makes it
+visible. One class per buffering mode, chosen once by :func:`choose`:
+
+- :class:`SingleBuffer` (``"single"``): one page, the visible one; drawing may go
+  straight into it.
+- :class:`CopyBuffer` (``"copy"``): one page, the visible one; each frame's changes
+  are copied into it (after the vertical blank, where the driver can wait for one).
+- :class:`FlipBuffer` (``"flip"``): two pages in the virtual screen; a frame goes
+  into the hidden page, which is then panned to.
+
+A new strategy (a DRM page flip, say) subclasses :class:`Buffering`, implements
+:meth:`~Buffering.show` (and :meth:`~Buffering.close` if it changed the device), and
+is added to :func:`choose`. Rules every strategy keeps:
+
+- ``write(page, region)`` is told, per page, every pixel that page lacks: a page keeps
+  its own pending :class:`~fbgfx._region.Region` (what changed since it was last
+  written) so only that is copied;
+- video memory is only written, never read (reading it is very slow on real
+  hardware), except once at :meth:`~Buffering.close`;
+- pages are views shaped as :meth:`fbgfx.Framebuffer.view` returns them (the panel's
+  size, the device's layout); regions are in the Screen's frame coordinates, and
+  ``write`` maps them (rotation, packed pixels).
+"""
+
+from __future__ import annotations
+
+import errno
+import warnings
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
+
+import numpy as np
+
+from ._region import Region
+from .errors import FramebufferError
+
+if TYPE_CHECKING:
+    from .device import Framebuffer
+
+__all__ = ["Buffering", "CopyBuffer", "FlipBuffer", "SingleBuffer", "Writer", "choose"]
+
+#: ``write(page, region)``: write ``region`` of the frame into ``page``.
+Writer = Callable[[np.ndarray, Region], None]
+
+
+class _Page:
+    """A page of video memory frames are written to, and what it lacks."""
+
+    __slots__ = ("y", "pending")
+
+    def __init__(self, y: int, width: int, height: int) -> None:
+        self.y = y
+        self.pending = Region(width, height)  # where it differs from the newest frame
+        self.pending.add_all()  # its content is unknown at first
+
+
+class Buffering(ABC):
+    """How frames reach video memory and become visible (one subclass per mode).
+
+    Args:
+        fb: The framebuffer.
+        width: Width of the frames (the Screen's logical size; the dirty regions).
+        height: Height of the frames.
+        vsync: Wait for the vertical blank before showing a frame, where the driver can.
+    """
+
+    #: The mode's name, as :attr:`fbgfx.Screen.buffering` reports it.
+    name: ClassVar[str]
+    #: True when drawing may go straight into :meth:`visible` (no RAM back buffer).
+    draws_in_place: ClassVar[bool] = False
+
+    def __init__(self, fb: Framebuffer, width: int, height: int, vsync: bool) -> None:
+        self.fb = fb
+        self.width, self.height = width, height
+        self._vsync = bool(vsync)
+        self._original = fb.var
+        self._views: dict[tuple[int, int, int, int], np.ndarray] = {}
+
+    @abstractmethod
+    def show(self, changed: Region | None, write: Writer) -> None:
+        """Put the next frame on screen.
+
+        Args:
+            changed: Where the frame differs from the frame shown before; None for
+                everywhere. Not kept or changed.
+            write: Called as ``write(page, region)`` (once, or not at all if nothing
+                is missing) to write ``region`` of the frame into ``page``, a view of
+                video memory shaped as :meth:`fbgfx.Framebuffer.view` returns it.
+        """
+
+    def visible(self) -> np.ndarray:
+        """The page on screen now, shaped as :attr:`fbgfx.Framebuffer.pixels`."""
+        var = self.fb.var
+        return self._view(var.xoffset, var.yoffset)
+
+    def wait_for_vsync(self) -> None:
+        """Wait for the vertical blank if asked to and the driver can (once it cannot,
+        never ask again)."""
+        if self._vsync:
+            self._vsync = self.fb.wait_for_vsync() or False
+
+    def close(self) -> None:
+        """Put back what the strategy changed on the device (the pan offset here),
+        leaving the last frame on screen where that is possible."""
+        self._views = {}
+        orig, var = self._original, self.fb.var
+        if (var.xoffset, var.yoffset) != (orig.xoffset, orig.yoffset):
+            self._try("the pan offset", self.fb.pan, orig.xoffset, orig.yoffset)
+
+    def _view(self, x: int, y: int) -> np.ndarray:
+        """A page of video memory at (x, y); kept while the mapping lasts."""
+        fb = self.fb
+        key = (x, y, fb.stride, id(fb.memory))  # a cached view keeps its memory alive
+        view = self._views.get(key)
+        if view is None:
+            if len(self._views) >= 4:
+                self._views.clear()
+            view = self._views[key] = fb.view(x, y, fb.width, fb.height)
+        return view
+
+    def _try(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        try:
+            fn(*args, **kwargs)
+        except (OSError, ValueError) as e:
+            warnings.warn(f"fbgfx: could not restore {what} on {self.fb.path}: {e}", RuntimeWarning, stacklevel=4)
+
+
+class CopyBuffer(Buffering):
+    """``"copy"``: each frame's changes are copied into the visible page."""
+
+    name = "copy"
+
+    def __init__(self, fb: Framebuffer, width: int, height: int, vsync: bool) -> None:
+        super().__init__(fb, width, height, vsync)
+        self._page = _Page(fb.var.yoffset, width, height)
+
+    def show(self, changed: Region | None, write: Writer) -> None:
+        pending = self._page.pending
+        if changed is None:
+            pending.add_all()
+        else:
+            pending.merge(changed)
+        self.wait_for_vsync()  # the page is on screen: write during the blank
+        write(self.visible(), pending)
+        pending.clear()
+
+
+class SingleBuffer(CopyBuffer):
+    """``"single"``: drawing goes straight to the visible page where the frame's layout
+    is the device's; otherwise (fewer than 8 bits a pixel, a turned picture) as
+    ``"copy"``."""
+
+    name = "single"
+    draws_in_place = True
+
+
+class _CannotFlip(Exception):
+    """Why page flipping is not possible on this device."""
+
+
+class FlipBuffer(Buffering):
+    """``"flip"``: two pages in the virtual screen; each frame is written into the
+    hidden one, which is then panned to (``FBIOPAN_DISPLAY``) after the vertical blank.
+
+    The virtual height is grown to hold two pages when the driver allows, and put back
+    on :meth:`close`.
+
+    Raises:
+        _CannotFlip: The device cannot pan, or has no room for two pages.
+    """
+
+    name = "flip"
+
+    def __init__(self, fb: Framebuffer, width: int, height: int, vsync: bool) -> None:
+        super().__init__(fb, width, height, vsync)
+        self._grew = False
+        var, fix = fb.var, fb.fix
+        if fb.format.is_packed and (var.xoffset * fb.format.bpp) % 8:
+            raise _CannotFlip("the pan offset does not start on a byte")
+        step = fix.ypanstep
+        if not step:
+            raise _CannotFlip("the driver cannot pan (ypanstep 0)")
+        second = -(-var.yres // step) * step
+        need = second + var.yres
+        if var.yres_virtual < need:
+            try:
+                fb.set_mode(virtual_height=need)  # tested with FB_ACTIVATE_TEST first
+            except (OSError, ValueError) as e:
+                raise _CannotFlip(
+                    f"no room for a second page and the driver refused {var.yres_virtual} -> {need} virtual lines ({e})"
+                ) from None
+            self._grew = True
+            var, fix = fb.var, fb.fix
+            if var.yres_virtual < need or not fix.ypanstep:
+                self._put_back_size()
+                raise _CannotFlip("the driver did not make room for a second page")
+        self._x = var.xoffset
+        self._pages: list[_Page] = [_Page(0, width, height), _Page(second, width, height)]
+        self._front: int | None = next((i for i, p in enumerate(self._pages) if p.y == var.yoffset), None)
+
+    def show(self, changed: Region | None, write: Writer) -> None:
+        for page in self._pages:
+            if changed is None:
+                page.pending.add_all()
+            else:
+                page.pending.merge(changed)
+        back = 1 if self._front == 0 else 0
+        page = self._pages[back]
+        write(self._view(self._x, page.y), page.pending)
+        page.pending.clear()
+        self.wait_for_vsync()
+        self.fb.pan(self._x, page.y)
+        self._front = back
+
+    def close(self) -> None:
+        orig, var = self._original, self.fb.var
+        if (var.xoffset, var.yoffset) != (orig.xoffset, orig.yoffset):
+            # The last frame stays on screen: copy the shown page to where the original
+            # offset shows it before panning back (one read of video memory, at close).
+            self._try("the last frame", self._copy_front_to, orig.xoffset, orig.yoffset)
+        self._put_back_size()
+        super().close()
+
+    def _put_back_size(self) -> None:
+        if self._grew:
+            orig = self._original
+            self._try(
+                "the virtual size", self.fb.set_mode, virtual_width=orig.xres_virtual, virtual_height=orig.yres_virtual
+            )
+            self._grew = False
+
+    def _copy_front_to(self, x: int, y: int) -> None:
+        fb = self.fb
+        fb.view(x, y, fb.width, fb.height)[...] = fb.pixels
+
+
+def choose(fb: Framebuffer, buffering: str, width: int, height: int, vsync: bool) -> Buffering:
+    """The strategy for ``buffering`` (``"auto"``, ``"flip"``, ``"copy"`` or ``"single"``).
+
+    ``"auto"`` is ``"flip"`` where the device pans and has (or can get) room for two
+    pages, else ``"copy"``.
+
+    Raises:
+        FramebufferError: ``"flip"`` on a device that cannot flip pages.
+    """
+    if buffering in ("auto", "flip"):
+        try:
+            return FlipBuffer(fb, width, height, vsync)
+        except _CannotFlip as why:
+            if buffering == "flip":
+                raise FramebufferError(
+                    errno.EINVAL, f"cannot page-flip: {why}; use buffering='copy' or 'auto'", fb.path
+                ) from None
+    if buffering == "single":
+        return SingleBuffer(fb, width, height, vsync)
+    return CopyBuffer(fb, width, height, vsync)
