@@ -4,8 +4,9 @@ Open a display with :func:`open` (``/dev/fbN`` or ``virtual:WxH[:FORMAT]``), dra
 NumPy memory in its native pixel format, and restore everything on close.
 """
 
+from . import touch  # fbgfx.touch.open(): input mapped to the screen
 from .device import Framebuffer, open
-from .errors import FramebufferError, ModeError, UnsupportedFormatError
+from .errors import FramebufferError, ModeError, TouchError, UnsupportedFormatError
 from .modes import Mode, parse_mode
 from .pixelformat import FORMATS, PixelFormat, default_palette
 from .screen import Screen
@@ -27,6 +28,7 @@ __all__ = [
     "PixelFormat",
     "Screen",
     "Surface",
+    "TouchError",
     "UnsupportedFormatError",
     "VarScreenInfo",
     "VirtualDevice",
@@ -35,4 +37,5 @@ __all__ = [
     "font",
     "open",
     "parse_mode",
+    "touch",
 ]

@@ -10,7 +10,7 @@ import errno as _errno
 import os
 from typing import Dict, Optional
 
-__all__ = ["FramebufferError", "ModeError", "UnsupportedFormatError"]
+__all__ = ["FramebufferError", "ModeError", "TouchError", "UnsupportedFormatError"]
 
 
 class FramebufferError(OSError):
@@ -48,3 +48,12 @@ class ModeError(FramebufferError):
 
 class UnsupportedFormatError(ValueError):
     """A pixel layout (bitfields, bits per pixel or visual) that fbgfx cannot draw in."""
+
+
+class TouchError(FramebufferError):
+    """An input (touch) device could not be found, opened or read.
+
+    A :class:`FramebufferError`, so one ``except`` covers fbgfx's device errors;
+    ``errno`` says which: ``ENOENT`` (no touch device; the message lists what
+    ``/dev/input`` has), ``EACCES`` (join the ``input`` group), ``ENODEV`` (unplugged).
+    """
