@@ -4,7 +4,6 @@ Open a display with :func:`open` (``/dev/fbN`` or ``virtual:WxH[:FORMAT]``), dra
 NumPy memory in its native pixel format, and restore everything on close.
 """
 
-from . import touch  # fbgfx.touch.open(): input mapped to the screen
 from .device import Framebuffer, open
 from .errors import FramebufferError, ModeError, TouchError, UnsupportedFormatError
 from .modes import Mode, parse_mode
@@ -16,6 +15,7 @@ from .text import font
 from .virtual import VirtualDevice, VirtualFramebuffer
 
 __version__ = "0.1.0"
+
 
 __all__ = [
     "FORMATS",
@@ -39,3 +39,13 @@ __all__ = [
     "parse_mode",
     "touch",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # fbgfx.touch is imported on first use: programs that only draw do not load the
+    # input layer (and do not need a native module built with it).
+    if name == "touch":
+        import importlib
+
+        return importlib.import_module(".touch", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -70,6 +70,7 @@ __all__ = [
     "format_calibration",
     "list_devices",
     "open",
+    "open_recording",
     "parse_calibration",
 ]
 
@@ -480,7 +481,13 @@ class Touchscreen:
 
     @property
     def closed(self) -> bool:
+        """True after :meth:`close`."""
         return self._fd < 0
+
+    @property
+    def ended(self) -> bool:
+        """True once a recording, file or pipe has no more events (a device never ends)."""
+        return self._eof and not self._queue
 
     def fileno(self) -> int:
         """The descriptor to wait on with :mod:`selectors` (readable: call :meth:`read`)."""
@@ -517,7 +524,7 @@ class Touchscreen:
         """Each event as it comes, blocking; ends when a recording or pipe ends."""
         while True:
             events = self.read()
-            if not events and self._eof:
+            if not events and self.ended:
                 return
             yield from events
 
@@ -635,6 +642,46 @@ def find_device(devices: Optional[Sequence[InputDevice]] = None) -> InputDevice:
     return min(usable, key=lambda d: _rank(d) or 0)  # min keeps the first of equal rank
 
 
+def open_recording(
+    path: str,
+    screen: Any = None,
+    calibration: Union[str, Sequence[float], None] = None,
+) -> Touchscreen:
+    """Replay a recording made with ``evemu-record`` as if it were the device.
+
+    The events are fed through a pipe as ``struct input_event`` bytes, all at once, so
+    the program reads them as from the device; iterating ends with the recording. For
+    running and testing touch programs without the hardware.
+
+    Args:
+        path: The recording (evemu's text format: ``N:``, ``A:`` and ``E:`` lines).
+        screen: As for :func:`open`.
+        calibration: As for :func:`open`.
+
+    Raises:
+        OSError: The file cannot be read.
+        ValueError: It is not an evemu recording.
+        TouchError: The recorded device has no absolute X/Y axes.
+    """
+    import threading  # only replays need a feeder thread
+
+    from . import _evemu
+
+    info, events = _evemu.load(path)
+    data = _evdev.encode(events)
+    r, w = os.pipe()
+
+    def feed() -> None:  # a pipe holds 64 KiB: write from a thread while the program reads
+        try:
+            with os.fdopen(w, "wb") as f:
+                f.write(data)
+        except BrokenPipeError:  # the Touchscreen was closed before the end
+            pass
+
+    threading.Thread(target=feed, name="fbgfx-touch-replay", daemon=True).start()
+    return Touchscreen(r, info, screen, calibration)
+
+
 def open(
     path: Optional[str] = None,
     screen: Any = None,
@@ -643,8 +690,10 @@ def open(
     """Open a touch device; its events come in ``screen``'s logical coordinates.
 
     Args:
-        path: The event device (``/dev/input/event3``); default ``$FBGFX_TOUCH``, else
-            the first touchscreen, else the first tablet (see :func:`find_device`).
+        path: The event device (``/dev/input/event3``), or an ``evemu-record``
+            recording ending in ``.evemu`` to replay (see :func:`open_recording`);
+            default ``$FBGFX_TOUCH``, else the first touchscreen, else the first tablet
+            (see :func:`find_device`).
         screen: A :class:`~fbgfx.Screen` (its panel size and ``rotate``), a
             :class:`~fbgfx.Framebuffer` (unrotated), or None: the device's raw range
             from 0, unrotated.
@@ -660,6 +709,8 @@ def open(
         calibration = parse_calibration(calibration)
     if path is None:
         path = find_device().path
+    elif path.endswith(".evemu"):
+        return open_recording(path, screen, calibration)
     fd = _evdev.open_fd(path)
     try:
         info = _evdev.query(fd, path)

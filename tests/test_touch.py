@@ -9,12 +9,12 @@ import selectors
 import threading
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Dict, List, Tuple
+from typing import List, Tuple
 
 import pytest
 
 import fbgfx
-from fbgfx import _evdev, touch
+from fbgfx import _evdev, _evemu, touch
 from fbgfx.touch import AbsInfo, InputDevice, TouchEvent, TouchMapping
 
 RECORDINGS = Path(__file__).parent / "recordings"
@@ -23,41 +23,17 @@ RECORDINGS = Path(__file__).parent / "recordings"
 # -- recordings (evemu-record's text format) --------------------------------------------
 
 
-def load_recording(name: str, path: str = "/dev/input/event0") -> Tuple[InputDevice, List[tuple]]:
-    """The device description and the events of an evemu recording."""
-    name_ = ""
-    props: set = set()
-    keys: set = set()
-    axes: Dict[int, AbsInfo] = {}
-    key_bytes: List[int] = []
-    events = []
-    for line in (RECORDINGS / name).read_text().splitlines():
-        tag, _, rest = line.partition(": ")
-        if tag == "N":
-            name_ = rest
-        elif tag == "P":
-            props |= _bits(int(b, 16) for b in rest.split())
-        elif tag == "B" and rest.startswith("01 "):
-            key_bytes += [int(b, 16) for b in rest.split()[1:]]
-        elif tag == "A":
-            code, lo, hi, fuzz, flat, res = (int(v, 16) if i == 0 else int(v) for i, v in enumerate(rest.split()))
-            axes[code] = AbsInfo(0, lo, hi, fuzz, flat, res)
-        elif tag == "E":
-            stamp, type_, code, value = rest.split()
-            sec, usec = stamp.split(".")
-            events.append((int(sec), int(usec), int(type_, 16), int(code, 16), int(value)))
-    keys = set(_bits(key_bytes))
-    info = InputDevice(path, name_, frozenset(props), frozenset(axes), frozenset(keys), axes)
-    return info, events
-
-
-def _bits(data) -> set:
-    return {i * 8 + bit for i, byte in enumerate(data) for bit in range(8) if byte >> bit & 1}
+def load_recording(name: str) -> Tuple[InputDevice, List[tuple]]:
+    """The device description and the events of a recording in tests/recordings."""
+    return _evemu.load(str(RECORDINGS / name))
 
 
 def replay(name: str, screen=None, calibration=None, *, through: str = "pipe", tmp_path=None) -> List[TouchEvent]:
     """Every touch event of a recording, read through a pipe or a file of
     ``struct input_event`` bytes."""
+    if through == "recording":
+        with touch.open(str(RECORDINGS / name), screen, calibration) as ts:
+            return list(ts)
     info, events = load_recording(name)
     data = _evdev.encode(events)
     if through == "file":
@@ -234,7 +210,7 @@ FT5406_EVENTS = [
 ]
 
 
-@pytest.mark.parametrize("through", ["pipe", "file"])
+@pytest.mark.parametrize("through", ["pipe", "file", "recording"])
 def test_multitouch_protocol_b(through, tmp_path):
     """Two fingers in slots: downs, moves and ups per slot, the single-touch emulation
     ignored, raw = pixel on a panel of the device's size."""
@@ -414,6 +390,24 @@ def test_device_without_xy_is_refused():
     os.close(w)
     with pytest.raises(OSError):
         os.fstat(r)  # the Touchscreen closed what it was given
+
+
+def test_recording_header():
+    """An evemu recording gives the device's name, properties, buttons and ranges."""
+    info, events = load_recording(FT5406)
+    assert info.name == "raspberrypi-ts" and info.kind == "touchscreen" and info.multitouch
+    assert info.absinfo[0x35] == AbsInfo(0, 0, 799) and _evdev.BTN_TOUCH in info.keys
+    assert events[0] == (0, 0, 3, 0x39, 21)
+    tablet, _ = load_recording(TABLET)
+    assert tablet.kind == "tablet" and _evdev.BTN_LEFT in tablet.keys
+
+
+def test_not_a_recording(tmp_path):
+    """A file that is not evemu's format is a ValueError naming the line."""
+    bad = tmp_path / "bad.evemu"
+    bad.write_text("N: x\nE: soon 3 0 1\n")
+    with pytest.raises(ValueError, match=r"bad\.evemu:2"):
+        touch.open_recording(str(bad))
 
 
 def test_encode_decode_round_trip():
