@@ -41,13 +41,17 @@ BLANK_LEVELS = {"unblank": 0, "normal": 1, "vsync_suspend": 2, "hsync_suspend": 
 _UNSUPPORTED = (errno.ENOTTY, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
 
 
-def open(path: Optional[PathLike] = None) -> "Framebuffer":  # noqa: A001 - mirrors builtins.open
+def open(path: Optional[PathLike] = None, *, readonly: bool = False) -> "Framebuffer":  # noqa: A001 - mirrors builtins.open
     """Open a framebuffer.
 
     Args:
         path: ``/dev/fbN``, ``N``, a path-like object, or ``virtual:WIDTHxHEIGHT[:FORMAT]``
             for a virtual framebuffer (see :func:`fbgfx.virtual.parse_spec`). Defaults to
             ``$FRAMEBUFFER``, else ``/dev/fb0``.
+        readonly: Only look (``fbgfx info``, ``fbgfx grab``): create and change nothing.
+            A ``file=`` virtual device must exist already and is opened read-only;
+            :attr:`Framebuffer.memory` and :attr:`Framebuffer.pixels` are read-only
+            arrays, and pan, mode, palette and blank changes raise ``EPERM``.
 
     Returns:
         An open :class:`Framebuffer`; use it as a context manager.
@@ -66,10 +70,10 @@ def open(path: Optional[PathLike] = None) -> "Framebuffer":  # noqa: A001 - mirr
     if path.startswith("virtual:") or path == "virtual":
         from .virtual import VirtualFramebuffer
 
-        return VirtualFramebuffer.from_spec(path)
+        return VirtualFramebuffer.from_spec(path, readonly=readonly)
     from ._kernel import KernelDevice
 
-    return Framebuffer(KernelDevice(path), path)
+    return Framebuffer(KernelDevice(path), path, readonly=readonly)
 
 
 class Framebuffer:
@@ -79,9 +83,10 @@ class Framebuffer:
     pan offset, colour map, blanking) is put back by :meth:`close`.
     """
 
-    def __init__(self, device: Backend, path: str) -> None:
+    def __init__(self, device: Backend, path: str, *, readonly: bool = False) -> None:
         self._device = device
         self.path = path
+        self.readonly = bool(readonly)
         self._memory_owner: Any = None
         self._memory: Optional[np.ndarray] = None
         self._saved: Dict[str, Any] = {}
@@ -280,6 +285,7 @@ class Framebuffer:
             ValueError: (x, y) is outside the virtual screen or not on a pan step.
         """
         self._check_open()
+        self._check_writable("panning")
         var, fix = self._var, self._fix
         if x < 0 or y < 0 or x + var.xres > var.xres_virtual or y + var.yres > var.yres_virtual:
             raise ValueError(
@@ -328,6 +334,7 @@ class Framebuffer:
             undone (cirrusfb at ``"normal"``).
         """
         self._check_open()
+        self._check_writable("blanking")
         if isinstance(level, str):
             if level not in BLANK_LEVELS:
                 raise ValueError(f"unknown blank level {level!r}; use one of {', '.join(BLANK_LEVELS)}")
@@ -374,6 +381,7 @@ class Framebuffer:
             FramebufferError: The driver has no colour map.
         """
         self._check_open()
+        self._check_writable("setting the palette")
         colors = np.asarray(colors)
         if colors.ndim != 2 or colors.shape[1] not in (3, 4):
             raise ValueError(f"palette must have shape (n, 3) or (n, 4), got {colors.shape}")
@@ -416,6 +424,8 @@ class Framebuffer:
                 changed. ``errno`` is the kernel's (EINVAL, ENOMEM, ...).
             ValueError: A size or depth that is not a positive integer.
         """
+        self._check_open()
+        self._check_writable("setting the mode")
         want, asked = self._mode_request(width, height, bpp, virtual_width, virtual_height)
         if want is None:
             return
@@ -497,6 +507,10 @@ class Framebuffer:
         if self._closed:
             raise FramebufferError(errno.EBADF, "the framebuffer is closed", self.path)
 
+    def _check_writable(self, doing: str) -> None:
+        if self.readonly:
+            raise FramebufferError(errno.EPERM, f"{doing}: the framebuffer is open read-only", self.path)
+
     def _cmap_len(self) -> int:
         fmt = self._format
         if fmt.indexed or fmt.gray:
@@ -561,6 +575,8 @@ class Framebuffer:
             self._unmap()
             self._memory_owner = self._device.map(fix.smem_len)
             self._memory = np.frombuffer(self._memory_owner, np.uint8, count=fix.smem_len)
+            if self.readonly:
+                self._memory.flags.writeable = False
         self._var, self._fix, self._format = var, fix, fmt
         self._palette = self._read_palette()
 
