@@ -153,7 +153,7 @@ class VirtualDevice:
         self.id = str(id)
         if isinstance(mode_list, str):
             mode_list = [m for m in mode_list.split(",") if m]
-        self.mode_list: List[str] = list(mode_list) if mode_list else [f"{width}x{height}-{fmt.bpp}"]
+        self.mode_list: Optional[List[str]] = list(mode_list) if mode_list else [f"{width}x{height}-{fmt.bpp}"]
         var = _var_for(width, height, virtual_width or width, virtual_height or height, fmt)
         self.format = fmt
         line = self._line_length(var)
@@ -221,7 +221,8 @@ class VirtualDevice:
             self._sync()
             if start < 0 or length < 0 or start + length > self._cmap_size():
                 raise self._error(errno.EINVAL, "reading the colour map (FBIOGETCMAP)")
-            return self.cmap[start : start + length].copy()
+            entries: np.ndarray = self.cmap[start : start + length].copy()
+            return entries
 
     def put_cmap(self, start: int, entries: np.ndarray) -> None:
         entries = np.asarray(entries, np.uint16)
@@ -286,7 +287,8 @@ class VirtualDevice:
         try:
             fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".new")
         except OSError as e:
-            raise FramebufferError(e.errno or errno.EIO, f"cannot create the framebuffer file: {e.strerror}", path) from None
+            raise FramebufferError(e.errno or errno.EIO, f"cannot create the framebuffer file: {e.strerror}",
+                                   path) from None
         linked = False
         try:
             os.fchmod(fd, self._state_mode)
@@ -326,11 +328,15 @@ class VirtualDevice:
             if self.readonly:
                 raise FramebufferError(errno.ENOENT, "no such framebuffer file (a read-only open creates nothing: "
                                        "draw on the device first, e.g. with fbgfx show)", path) from None
-            raise FramebufferError(errno.ENOENT, "the framebuffer file vanished while it was being opened", path) from None
+            raise FramebufferError(errno.ENOENT, "the framebuffer file vanished while it was being opened",
+                                   path) from None
         except OSError as e:
-            raise FramebufferError(e.errno or errno.EIO, f"cannot open the framebuffer file: {e.strerror}", path) from None
+            raise FramebufferError(e.errno or errno.EIO, f"cannot open the framebuffer file: {e.strerror}",
+                                   path) from None
         _refuse_special(st, path)
-        flags = (os.O_RDONLY if self.readonly else os.O_RDWR) | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
+        # O_NONBLOCK: opening never waits (a FIFO swapped in is refused by fstat below)
+        flags = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
+        flags |= os.O_RDONLY if self.readonly else os.O_RDWR
         try:
             fd = os.open(path, flags)
         except OSError as e:
@@ -475,7 +481,7 @@ class VirtualDevice:
     def _device_dict(self) -> Dict[str, Any]:
         return {"memory": self.memory_size, "stride_align": self.stride_align, "line_length": self.fixed_line_length,
                 "can_pan": self.can_pan, "modes": self.modes, "can_vsync": self.can_vsync,
-                "can_blank": self.can_blank, "id": self.id, "mode_list": list(self.mode_list)}
+                "can_blank": self.can_blank, "id": self.id, "mode_list": list(self.mode_list or [])}
 
     def _write_state(self) -> None:
         """Publish the state: a unique temporary file beside it, then an atomic rename
@@ -761,7 +767,8 @@ def _device_of(d: Dict[str, Any]) -> Dict[str, Any]:
     if d["modes"] not in MODE_POLICIES:
         raise _Corrupt(f"device modes is {_show(d['modes'])}, expected one of {', '.join(MODE_POLICIES)}")
     modes = d["mode_list"]
-    if not (isinstance(modes, list) and 0 < len(modes) <= 4096 and all(isinstance(m, str) and len(m) < 64 for m in modes)):
+    if not (isinstance(modes, list) and 0 < len(modes) <= 4096
+            and all(isinstance(m, str) and len(m) < 64 for m in modes)):
         raise _Corrupt("device mode_list is not a list of mode strings")
     if not isinstance(d["id"], str) or len(d["id"]) > 64:
         raise _Corrupt(f"device id is {_show(d['id'])}, expected a short string")
@@ -787,7 +794,8 @@ def _var_of(v: Any) -> VarScreenInfo:
         if key in BITFIELD_NAMES:
             if not isinstance(value, dict) or set(value) != {"offset", "length", "msb_right"}:
                 raise _Corrupt(f"var {key} is {_show(value)}, expected an offset/length/msb_right object")
-            fields[key] = Bitfield(*(_int(value[k], f"var {key} {k}", 0, 32) for k in ("offset", "length", "msb_right")))
+            parts = (_int(value[k], f"var {key} {k}", 0, 32) for k in ("offset", "length", "msb_right"))
+            fields[key] = Bitfield(*parts)
         else:
             fields[key] = _int(value, f"var {key}", 0, _U32)
     return VarScreenInfo(**fields)
@@ -813,7 +821,8 @@ def _refuse_special(st: os.stat_result, path: str) -> None:
     if stat.S_ISDIR(mode):
         raise FramebufferError(errno.EISDIR, "is a directory, not a framebuffer file", path)
     kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
-            else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+            else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "not a regular file")
     raise FramebufferError(errno.EINVAL, f"is {kind}, not a framebuffer file (file= takes a regular file)", path)
 
 
@@ -825,7 +834,8 @@ def _unlink_if_same(path: str, fd: int) -> None:
             os.unlink(path)
 
 
-def _var_for(xres: int, yres: int, vx: int, vy: int, fmt: PixelFormat, base: Optional[VarScreenInfo] = None) -> VarScreenInfo:
+def _var_for(xres: int, yres: int, vx: int, vy: int, fmt: PixelFormat,
+             base: Optional[VarScreenInfo] = None) -> VarScreenInfo:
     base = base or VarScreenInfo()
     direct = not (fmt.indexed or fmt.gray)
     if direct:
@@ -848,6 +858,6 @@ def _visual_of(fmt: PixelFormat) -> int:
     return FB_VISUAL_TRUECOLOR
 
 
-def _geometry(var: VarScreenInfo):
+def _geometry(var: VarScreenInfo) -> Tuple[Any, ...]:
     return (var.xres, var.yres, var.xres_virtual, var.yres_virtual, var.bits_per_pixel,
             var.red, var.green, var.blue, var.transp)

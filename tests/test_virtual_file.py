@@ -60,7 +60,7 @@ def png_bytes():
 @pytest.mark.parametrize("kind", ["text", "png", "empty", "mode-444", "big"])
 @pytest.mark.parametrize("readonly", [False, True])
 def test_existing_file_is_refused_and_left_as_it_was(tmp_path, kind, readonly):
-    """An existing file that is not a framebuffer file: FramebufferError naming it; its bytes, size and mode unchanged."""
+    """An existing file that is not a framebuffer file: FramebufferError naming it; bytes, size and mode unchanged."""
     path = tmp_path / "user.dat"
     data = {"text": b"notes\n" * 160_000, "png": png_bytes(), "empty": b"", "mode-444": b"keep me",
             "big": os.urandom(3 * 16 * 8 * 2)}[kind]
@@ -121,7 +121,7 @@ def test_read_only_open_changes_nothing(tmp_path):
     ("directory", "is a directory"), ("symlink", "is a symbolic link"), ("dangling", "is a symbolic link"),
 ])
 def test_special_paths_are_refused_by_name(tmp_path, kind, words):
-    """file= on a FIFO, /dev/null, /dev/zero, a directory or a symlink: one clear error naming the path, nothing touched."""
+    """file= on a FIFO, /dev/null, /dev/zero, a directory or a symlink: an error naming the path, nothing touched."""
     outside = tmp_path / "outside"
     outside.mkdir()
     victim = outside / "victim.txt"
