@@ -1,0 +1,256 @@
+"""Touch on a real kernel: qemu's virtio tablet (an evdev absolute pointer) driven from
+the host through QMP's ``input-send-event``, read by fbgfx.touch in the guest.
+
+One boot (``-vga std`` for bochs' /dev/fb0 at 1280x800, ``-device virtio-tablet-pci``)
+runs ``touch_guest.py``, which asks the host for taps and screendumps through files in
+the shared directory; the tests below check what it recorded:
+
+- ``fbgfx.touch`` finds "QEMU Virtio Tablet" by itself;
+- a tap comes out as down/up in logical coordinates, for rotate 0 and 90;
+- ``examples/paint.py --rotate 90`` draws under the tap, on qemu's own screendump;
+- unbinding the tablet's driver while a read waits ends it with ENODEV, not a hang.
+
+Self-contained (its own boot and QMP client) so it does not wait on the display boots
+of conftest.py. Set FBGFX_VM_RESULTS=DIR to keep the logs in DIR/touch.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+import pytest
+
+pytestmark = pytest.mark.kernel
+
+REPO = Path(__file__).resolve().parents[2]
+TIMEOUT = float(os.environ.get("FBGFX_VM_TIMEOUT", "420"))
+PANEL = (1280, 800)  # bochs' preferred mode under -vga std
+YELLOW = (255, 215, 0)  # paint.py's first finger
+BUTTON_GREY = (70, 70, 70)
+
+
+def _missing() -> Optional[str]:
+    tools = [t for t in ("vng", "qemu-system-x86_64") if shutil.which(t) is None]
+    images = sorted(glob.glob("/boot/vmlinuz-*"))
+    if not images:
+        tools.append("/boot/vmlinuz-*")
+    if tools:
+        return f"the touch VM needs {', '.join(tools)}: run `bash .ci/vm-deps.sh`"
+    return None
+
+
+class Qmp:
+    """A minimal QMP client: taps on the virtio tablet and screendumps."""
+
+    def __init__(self, path: str) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(60)
+        self.sock.connect(path)
+        self.buf = b""
+        self._message()  # greeting
+        self.execute("qmp_capabilities")
+
+    def _message(self) -> Dict[str, Any]:
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("qemu closed the QMP socket")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def execute(self, command: str, **arguments: Any) -> Any:
+        msg: Dict[str, Any] = {"execute": command}
+        if arguments:
+            msg["arguments"] = arguments
+        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+        while True:
+            reply = self._message()
+            if "event" in reply:
+                continue
+            if "error" in reply:
+                raise RuntimeError(f"{command}: {reply['error'].get('desc', reply['error'])}")
+            return reply.get("return")
+
+    def tap(self, x: int, y: int) -> None:
+        """Move to raw (x, y) pressing the left button, then let go: two SYN frames."""
+        self.execute("input-send-event", events=[
+            {"type": "abs", "data": {"axis": "x", "value": x}},
+            {"type": "abs", "data": {"axis": "y", "value": y}},
+            {"type": "btn", "data": {"down": True, "button": "left"}},
+        ])
+        time.sleep(0.2)
+        self.execute("input-send-event", events=[{"type": "btn", "data": {"down": False, "button": "left"}}])
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _serve(sock_path: str, rwdir: Path, stop: threading.Event, errors: List[str]) -> None:
+    """Answer the guest's cmd-N files (tap, screendump) with done-N."""
+    qmp: Optional[Qmp] = None
+    while not stop.is_set():
+        for cmd in sorted(rwdir.glob("cmd-*"), key=lambda p: int(p.name[4:])):
+            n = cmd.name[4:]
+            try:
+                request = json.loads(cmd.read_text())
+                if qmp is None:
+                    qmp = Qmp(sock_path)
+                if request["do"] == "tap":
+                    qmp.tap(request["x"], request["y"])
+                elif request["do"] == "screendump":
+                    qmp.execute("screendump", filename=str(rwdir / request["file"]))
+                status = "ok"
+            except Exception as e:  # told to the guest, which records it
+                status = f"error: {e}"
+                errors.append(status)
+            cmd.unlink()
+            tmp = rwdir / f".done-{n}"
+            tmp.write_text(status)
+            tmp.rename(rwdir / f"done-{n}")
+        stop.wait(0.05)
+    if qmp is not None:
+        qmp.close()
+
+
+@pytest.fixture(scope="module")
+def guest() -> Dict[str, Any]:
+    """Boot once, run touch_guest.py, return its results (with "_outdir")."""
+    reason = _missing()
+    if reason:
+        pytest.skip(reason)
+    keep = os.environ.get("FBGFX_VM_RESULTS")
+    outdir = Path(keep) / "touch" if keep else Path(tempfile.mkdtemp(prefix="fbgfx-touch-vm-"))
+    shutil.rmtree(outdir, ignore_errors=True)
+    outdir.mkdir(parents=True)
+    sockdir = tempfile.mkdtemp(prefix="fbgfx-qmp-")  # unix socket paths must stay short
+    sock = os.path.join(sockdir, "qmp.sock")
+    script = outdir / "guest.sh"
+    script.write_text("\n".join([
+        f"modprobe -a virtio_input evdev bochs >{outdir}/modprobe.txt 2>&1",
+        "for i in $(seq 100); do [ -e /dev/fb0 ] && ls /dev/input/event* >/dev/null 2>&1 && break; sleep 0.1; done",
+        f"cd {shlex.quote(str(REPO))}",
+        f"PYTHONDONTWRITEBYTECODE=1 {shlex.quote(sys.executable)} tests/kernel/touch_guest.py {outdir} "
+        f">{outdir}/guest-stdout.txt 2>{outdir}/guest-stderr.txt",
+        f"echo $? >{outdir}/guest-rc",
+        "",
+    ]))
+    kernel = os.environ.get("FBGFX_VM_KERNEL") or sorted(glob.glob("/boot/vmlinuz-*"))[-1]
+    cmd = [
+        "vng", "--run", kernel, "--user", "root", "--disable-kvm", "--cpus", "2", "--memory", "1G",
+        "--rwdir", str(outdir),
+        f"--qemu-opts=-vga std -device virtio-tablet-pci,id=tablet0 -qmp unix:{sock},server=on,wait=off",
+        "--", f"sh {script}",
+    ]
+    (outdir / "vng-command.txt").write_text(shlex.join(cmd) + "\n")
+    stop, errors = threading.Event(), []
+    server = threading.Thread(target=_serve, args=(sock, outdir, stop, errors), daemon=True)
+    server.start()
+    start = time.monotonic()
+    with open(outdir / "vng-stdout.txt", "wb") as out, open(outdir / "vng-stderr.txt", "wb") as err:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=REPO,
+                                start_new_session=True)
+        try:
+            proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    stop.set()
+    server.join(timeout=10)
+    shutil.rmtree(sockdir, ignore_errors=True)
+    results_file = outdir / "results.json"
+    if not results_file.exists():
+        stderr = (outdir / "guest-stderr.txt").read_text()[-3000:] if (outdir / "guest-stderr.txt").exists() else ""
+        pytest.fail(f"the touch guest wrote no results in {time.monotonic() - start:.0f} s "
+                    f"(logs in {outdir}):\n{stderr}\n{(outdir / 'vng-stderr.txt').read_text()[-2000:]}")
+    results = json.loads(results_file.read_text())
+    results["_outdir"] = str(outdir)
+    results["_seconds"] = time.monotonic() - start
+    results["_host_errors"] = errors
+    return results
+
+
+def _step(guest: Dict[str, Any], name: str) -> Dict[str, Any]:
+    result = guest.get(name)
+    if result is None:
+        pytest.fail(f"the guest did not reach {name} (logs in {guest['_outdir']})")
+    if "error" in result:
+        pytest.fail(f"{name} in the guest: {result['error']}\n{result.get('traceback', '')}")
+    if "skipped" in result:
+        pytest.skip(result["skipped"])
+    return result
+
+
+def _raw_to_panel(x: int, y: int) -> Tuple[int, int]:
+    # The tablet's range is 0..32767 on both axes; fbgfx takes each raw step at its middle.
+    return int((x + 0.5) / 32768 * PANEL[0]), int((y + 0.5) / 32768 * PANEL[1])
+
+
+def test_finds_the_virtio_tablet(guest):
+    """touch.open() with no path finds and opens "QEMU Virtio Tablet" as a tablet."""
+    r = _step(guest, "discovery")
+    assert r["chosen"][1] == "QEMU Virtio Tablet"
+    assert r["opened"]["name"] == "QEMU Virtio Tablet"
+    assert r["opened"]["summary"] == "QEMU Virtio Tablet: tablet, 0..32767 x 0..32767"
+
+
+def test_tap_in_logical_coordinates_rotate_0(guest):
+    """A tap at raw (16384, 8192) is down then up at panel pixel (640, 200)."""
+    r = _step(guest, "tap_rotate_0")
+    assert r["size"] == list(PANEL)
+    kinds = [(t, x, y, slot) for t, x, y, slot, _ in r["events"]]
+    assert kinds == [("down", 640, 200, 0), ("up", 640, 200, 0)]
+    # timestamps on time.monotonic()'s clock: seconds ago, not since 1970
+    assert all(-120 < age <= 0.5 for *_, age in r["events"])
+
+
+def test_tap_in_logical_coordinates_rotate_90(guest):
+    """rotate=90: the 1280x800 panel is an 800x1280 screen, and a tap at panel
+    (320, 600) is logical (600, 1279 - 320)."""
+    r = _step(guest, "tap_rotate_90")
+    assert r["size"] == [PANEL[1], PANEL[0]]
+    px, py = _raw_to_panel(8192, 24576)
+    assert (px, py) == (320, 600)
+    kinds = [(t, x, y) for t, x, y, *_ in r["events"]]
+    assert kinds == [("down", py, PANEL[0] - 1 - px), ("up", py, PANEL[0] - 1 - px)]
+
+
+def test_paint_draws_under_the_tap_rotate_90(guest):
+    """examples/paint.py --rotate 90: qemu's own screendump shows the dot under the tap
+    and the CLEAR button in the panel's bottom-right (the logical top-right)."""
+    r = _step(guest, "paint_rotate_90")
+    out = Path(guest["_outdir"])
+    from PIL import Image
+
+    with Image.open(out / r["shots"][-1]) as im:
+        im = im.convert("RGB")
+        assert im.size == PANEL
+        px, py = _raw_to_panel(8192, 24576)
+        assert im.getpixel((px, py)) == YELLOW, guest.get("paint_output")
+        assert im.getpixel((px + 40, py)) == (0, 0, 0)
+        # the button spans logical x 640..799, y 0..106: panel x 1173..1279, y 640..799
+        assert im.getpixel((1180, 650)) == BUTTON_GREY
+        assert im.getpixel((100, 650)) == (0, 0, 0)
+
+
+def test_unplugged_device_ends_the_read(guest):
+    """Unbinding the tablet's driver while read() waits raises TouchError ENODEV at once."""
+    import errno
+
+    r = _step(guest, "unplug")
+    assert r["errno"] == errno.ENODEV, r
+    assert "unplugged" in r["message"]
+    assert r["seconds"] < 60

@@ -1,0 +1,182 @@
+"""Guest side of tests/kernel/test_touch_vm.py: runs as root inside the VM.
+
+Usage: python touch_guest.py RWDIR
+
+Asks the host for taps on qemu's virtio tablet and for screendumps by writing
+``cmd-N`` (JSON) into RWDIR and waiting for ``done-N``; writes what it saw into
+``RWDIR/results.json`` for the host's assertions. Each step records its own result
+(or error), so one failure does not hide the others.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+import fbgfx  # noqa: E402
+import fbgfx.touch  # noqa: E402
+
+RWDIR = Path(sys.argv[1])
+RESULTS: Dict[str, Any] = {}
+_n = 0
+
+# Raw tablet positions (0..32767) the host taps; the host knows them too.
+TAP_0 = (16384, 8192)  # rotate 0: panel (640, 200) on the 1280x800 bochs screen
+TAP_90 = (8192, 24576)  # rotate 90: panel (320, 600)
+TAP_PAINT = (8192, 24576)
+
+
+def host(**command: Any) -> str:
+    """Have the host do something (tap, screendump); wait for its answer."""
+    global _n
+    _n += 1
+    tmp = RWDIR / f".cmd-{_n}"
+    tmp.write_text(json.dumps(command))
+    tmp.rename(RWDIR / f"cmd-{_n}")
+    done = RWDIR / f"done-{_n}"
+    deadline = time.monotonic() + 120
+    while not done.exists():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the host did not answer {command}")
+        time.sleep(0.05)
+    answer = done.read_text()
+    if answer != "ok":
+        raise RuntimeError(f"host: {answer}")
+    return answer
+
+
+def step(name: str):
+    def wrap(fn):
+        try:
+            RESULTS[name] = fn()
+        except Exception as e:
+            RESULTS[name] = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
+        (RWDIR / "results.json").write_text(json.dumps(RESULTS, indent=1))
+        return fn
+    return wrap
+
+
+def events_until_up(ts: fbgfx.touch.Touchscreen, limit: float = 60.0) -> List[List[Any]]:
+    out: List[List[Any]] = []
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        for ev in ts.read(timeout=max(0.0, deadline - time.monotonic())):
+            out.append([ev.type, ev.x, ev.y, ev.slot, ev.time - time.monotonic()])
+            if ev.type == "up":
+                return out
+    return out
+
+
+def can_rotate() -> bool:
+    return "rotate" in inspect.signature(fbgfx.Screen.__init__).parameters
+
+
+@step("discovery")
+def _discovery() -> Dict[str, Any]:
+    devices = fbgfx.touch.list_devices()
+    chosen = fbgfx.touch.find_device()
+    with fbgfx.touch.open() as ts:
+        opened = {"name": ts.device.name, "summary": ts.device.summary(), "size": list(ts.size)}
+    return {
+        "devices": [[d.path, d.name, d.kind] for d in devices],
+        "chosen": [chosen.path, chosen.name],
+        "opened": opened,
+    }
+
+
+def tap_on(rotate: int, raw: Tuple[int, int]) -> Dict[str, Any]:
+    with fbgfx.open("/dev/fb0") as fb:
+        screen = fb.screen(rotate=rotate) if rotate else fb.screen()
+        with screen, fbgfx.touch.open(screen=screen) as ts:
+            ts.read(timeout=0)  # nothing pending
+            host(do="tap", x=raw[0], y=raw[1])
+            events = events_until_up(ts)
+            return {"panel": [fb.width, fb.height], "size": [screen.width, screen.height], "events": events}
+
+
+@step("tap_rotate_0")
+def _tap0() -> Dict[str, Any]:
+    return tap_on(0, TAP_0)
+
+
+@step("tap_rotate_90")
+def _tap90() -> Optional[Dict[str, Any]]:
+    if not can_rotate():
+        return {"skipped": "fbgfx.Screen has no rotate yet"}
+    return tap_on(90, TAP_90)
+
+
+@step("paint_rotate_90")
+def _paint() -> Dict[str, Any]:
+    if not can_rotate():
+        return {"skipped": "fbgfx.Screen has no rotate yet"}
+    cmd = [sys.executable, str(REPO / "examples" / "paint.py"), "--device", "/dev/fb0", "--rotate", "90",
+           "--seconds", "240"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        first = proc.stdout.readline()
+        if "ready" not in first:
+            proc.kill()
+            return {"error": f"paint.py did not start: {first!r} {proc.stderr.read()[-2000:]}"}
+        host(do="tap", x=TAP_PAINT[0], y=TAP_PAINT[1])
+        shots = []
+        for i in range(40):  # until paint has drawn the dot (TCG is slow)
+            name = f"paint-{i}.ppm"
+            host(do="screendump", file=name)
+            shots.append(name)
+            if _ppm_pixel(RWDIR / name, 320, 600) != (0, 0, 0):
+                break
+            time.sleep(0.5)
+        return {"shots": shots, "first_line": first.strip()}
+    finally:
+        proc.terminate()
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        RESULTS["paint_output"] = {"rc": proc.returncode, "stdout": out[-2000:], "stderr": err[-2000:]}
+
+
+def _ppm_pixel(path: Path, x: int, y: int) -> Tuple[int, int, int]:
+    data = path.read_bytes()
+    parts = data.split(maxsplit=4)  # P6 W H MAX pixels
+    w = int(parts[1])
+    header = len(data) - len(parts[4])
+    at = header + (y * w + x) * 3
+    return tuple(data[at:at + 3])  # type: ignore[return-value]
+
+
+@step("unplug")
+def _unplug() -> Dict[str, Any]:
+    """Unbind the tablet's driver while a read waits: the read must end with ENODEV."""
+    with fbgfx.touch.open() as ts:
+        sysdev = Path("/sys/class/input") / os.path.basename(ts.path) / "device" / "device"
+        virtio = sysdev.resolve().name  # virtioN, the device of the input device
+        unbind = sysdev / "driver" / "unbind"
+
+        def pull() -> None:
+            time.sleep(1.0)
+            unbind.write_text(virtio)
+
+        threading.Thread(target=pull, daemon=True).start()
+        start = time.monotonic()
+        try:
+            ts.read(timeout=120)
+        except fbgfx.TouchError as e:
+            return {"errno": e.errno, "message": str(e), "seconds": time.monotonic() - start, "virtio": virtio}
+        return {"errno": None, "message": "read returned", "seconds": time.monotonic() - start}
+
+
+(RWDIR / "results.json").write_text(json.dumps(RESULTS, indent=1))
