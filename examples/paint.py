@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Dict, Optional, Tuple
 
 import fbgfx
 import fbgfx.touch
@@ -30,7 +29,8 @@ def main() -> None:
     parser.add_argument("-d", "--device", help="/dev/fbN, N or virtual:WxH[:FORMAT] (default: $FRAMEBUFFER, /dev/fb0)")
     parser.add_argument("--rotate", type=int, default=0, choices=[0, 90, 180, 270],
                         help="degrees the picture is turned clockwise on the panel")
-    parser.add_argument("--touch", help="input device or .evemu recording (default: $FBGFX_TOUCH, else the first touchscreen)")
+    parser.add_argument("--touch", help="input device or .evemu recording "
+                        "(default: $FBGFX_TOUCH, else the first touchscreen)")
     parser.add_argument("--seconds", type=float, help="stop after this many seconds (default: until Ctrl-C)")
     parser.add_argument("--out", help="save the screen to this PNG before exiting")
     args = parser.parse_args()
@@ -40,7 +40,7 @@ def main() -> None:
         brush = max(3, min(w, h) // 100)
         font = fbgfx.font(size=max(12, min(w, h) // 24))
         button = (w - w // 5, 0, w - 1, max(32, h // 12))  # CLEAR, top right
-        last: Dict[int, Tuple[int, int]] = {}  # where each finger was
+        last: dict[int, tuple[int, int]] = {}  # where each finger was
 
         def clear_canvas() -> None:
             with screen.frame() as s:
@@ -51,7 +51,7 @@ def main() -> None:
 
         clear_canvas()
         touches = 0
-        deadline: Optional[float] = None if args.seconds is None else time.monotonic() + args.seconds
+        deadline: float | None = None if args.seconds is None else time.monotonic() + args.seconds
         with fbgfx.touch.open(args.touch, screen) as ts:
             print(f"paint: {ts.device.name} on a {w}x{h} screen (rotate {args.rotate}), ready", flush=True)
             while deadline is None or time.monotonic() < deadline:

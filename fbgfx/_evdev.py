@@ -14,17 +14,11 @@ import glob
 import os
 import re
 import struct
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import (
     Any,
     Callable,
-    Dict,
-    FrozenSet,
-    Iterable,
-    List,
-    Optional,
-    Sequence,
-    Tuple,
 )
 
 from ._ffi import ffi, lib
@@ -102,10 +96,10 @@ class InputDevice:
 
     path: str
     name: str
-    properties: FrozenSet[int] = frozenset()
-    axes: FrozenSet[int] = frozenset()
-    keys: FrozenSet[int] = frozenset()
-    absinfo: Dict[int, AbsInfo] = field(default_factory=dict, compare=False, hash=False)
+    properties: frozenset[int] = frozenset()
+    axes: frozenset[int] = frozenset()
+    keys: frozenset[int] = frozenset()
+    absinfo: dict[int, AbsInfo] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def multitouch(self) -> bool:
@@ -113,7 +107,7 @@ class InputDevice:
         return {ABS_MT_SLOT, ABS_MT_POSITION_X, ABS_MT_POSITION_Y} <= self.axes
 
     @property
-    def kind(self) -> Optional[str]:
+    def kind(self) -> str | None:
         """``"touchscreen"``, ``"tablet"``, ``"touchpad"``, or None when it has no
         absolute X/Y with a touch or left button (keyboards, mice, buttons)."""
         xy = {ABS_X, ABS_Y} <= self.axes or self.multitouch
@@ -138,7 +132,7 @@ class InputDevice:
 # -- finding devices ---------------------------------------------------------------------
 
 
-def event_paths() -> List[str]:
+def event_paths() -> list[str]:
     """The ``/dev/input/eventN`` nodes, in number order (event2 before event10)."""
     found = []
     for path in glob.glob(os.path.join(DEV_INPUT, "event*")):
@@ -164,7 +158,7 @@ def probe(path: str) -> InputDevice:
         os.close(fd)
 
 
-def _from_sysfs(path: str) -> Optional[InputDevice]:
+def _from_sysfs(path: str) -> InputDevice | None:
     base = os.path.join(SYSFS_INPUT, os.path.basename(path), "device")
     try:
         with open(os.path.join(base, "name")) as f:
@@ -180,7 +174,7 @@ def _from_sysfs(path: str) -> Optional[InputDevice]:
         return None
 
 
-def _sysfs_bits(path: str) -> FrozenSet[int]:
+def _sysfs_bits(path: str) -> frozenset[int]:
     """Parse a sysfs bitmap: hex words of a C ``long`` each, most significant first."""
     with open(path) as f:
         words = f.read().split()
@@ -261,12 +255,12 @@ def query(fd: int, path: str) -> InputDevice:
     return InputDevice(path, ffi.string(name).decode("utf-8", "replace"), properties, axes, keys, absinfo)
 
 
-def keys_down(fd: int, path: str) -> FrozenSet[int]:
+def keys_down(fd: int, path: str) -> frozenset[int]:
     """The keys and buttons held now (``EVIOCGKEY``)."""
     return _bits(lambda buf, n: lib.fbgfx_input_keys(fd, buf, n), lib.KEY_MAX, path, "EVIOCGKEY")
 
 
-def mt_slots(fd: int, path: str, code: int, slots: int) -> List[int]:
+def mt_slots(fd: int, path: str, code: int, slots: int) -> list[int]:
     """Each slot's current value of ``ABS_MT_*`` axis ``code`` (``EVIOCGMTSLOTS``)."""
     values = ffi.new("int32_t[]", slots + 1)
     values[0] = code
@@ -279,7 +273,7 @@ def set_monotonic(fd: int) -> bool:
     return bool(lib.fbgfx_input_clock_monotonic(fd) == 0)
 
 
-def _bits(call: Callable[[Any, int], int], highest: int, path: str, name: str) -> FrozenSet[int]:
+def _bits(call: Callable[[Any, int], int], highest: int, path: str, name: str) -> frozenset[int]:
     """A kernel bitmap read into C longs (the kernel's unit, also for 32-bit programs on
     a 64-bit kernel) and turned into the set of codes whose bit is set."""
     longs = highest // _LONG_BITS + 1
@@ -307,10 +301,10 @@ def _check(rc: int, path: str, doing: str) -> int:
 # -- events ----------------------------------------------------------------------------------
 
 #: One decoded event: (seconds, microseconds, type, code, value).
-RawEvent = Tuple[int, int, int, int, int]
+RawEvent = tuple[int, int, int, int, int]
 
 
-def decode(data: bytes) -> Tuple[List[RawEvent], int]:
+def decode(data: bytes) -> tuple[list[RawEvent], int]:
     """Decode the whole ``struct input_event`` records at the start of ``data``.
 
     Returns:

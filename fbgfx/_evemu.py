@@ -7,7 +7,7 @@ so a touch program can be run and tested without the hardware.
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Set, Tuple
+from collections.abc import Iterable
 
 from ._evdev import AbsInfo, InputDevice
 
@@ -16,7 +16,7 @@ __all__ = ["load"]
 _EV_KEY = 0x01
 
 
-def load(path: str) -> Tuple[InputDevice, List[Tuple[int, int, int, int, int]]]:
+def load(path: str) -> tuple[InputDevice, list[tuple[int, int, int, int, int]]]:
     """The device description and the events of an evemu recording.
 
     Returns:
@@ -28,9 +28,9 @@ def load(path: str) -> Tuple[InputDevice, List[Tuple[int, int, int, int, int]]]:
         ValueError: A line is not in evemu's format.
     """
     name = ""
-    props: Set[int] = set()
-    key_bytes: List[int] = []
-    axes: Dict[int, AbsInfo] = {}
+    props: set[int] = set()
+    key_bytes: list[int] = []
+    axes: dict[int, AbsInfo] = {}
     events = []
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
@@ -59,5 +59,5 @@ def load(path: str) -> Tuple[InputDevice, List[Tuple[int, int, int, int, int]]]:
     return info, events
 
 
-def _bits(data: Iterable[int]) -> Set[int]:
+def _bits(data: Iterable[int]) -> set[int]:
     return {i * 8 + bit for i, byte in enumerate(data) for bit in range(8) if byte >> bit & 1}

@@ -41,17 +41,11 @@ import os
 import select
 import stat
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import (
     Any,
-    FrozenSet,
-    Iterator,
-    List,
     NamedTuple,
-    Optional,
-    Sequence,
-    Tuple,
-    Union,
 )
 
 from . import _evdev
@@ -75,9 +69,9 @@ __all__ = [
 ]
 
 #: The calibration matrix that changes nothing.
-IDENTITY: Tuple[float, float, float, float, float, float] = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0)
+IDENTITY: tuple[float, float, float, float, float, float] = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0)
 
-Calibration = Tuple[float, float, float, float, float, float]
+Calibration = tuple[float, float, float, float, float, float]
 _ROTATIONS = (0, 90, 180, 270)
 # Bytes read per os.read: 256 events.
 _READ_SIZE = 256 * _evdev.EVENT_SIZE
@@ -105,7 +99,7 @@ class TouchEvent(NamedTuple):
 # -- the mapping -------------------------------------------------------------------------
 
 
-def parse_calibration(text: Union[str, Sequence[float]]) -> Calibration:
+def parse_calibration(text: str | Sequence[float]) -> Calibration:
     """A calibration matrix from 6 numbers (``"a b c d e f"``, commas allowed) or a sequence.
 
     Raises:
@@ -143,9 +137,9 @@ class TouchMapping:
         calibration: The 6-number matrix in libinput's convention.
     """
 
-    x_range: Tuple[int, int]
-    y_range: Tuple[int, int]
-    panel: Tuple[int, int]
+    x_range: tuple[int, int]
+    y_range: tuple[int, int]
+    panel: tuple[int, int]
     rotate: int = 0
     calibration: Calibration = IDENTITY
 
@@ -160,17 +154,17 @@ class TouchMapping:
         object.__setattr__(self, "calibration", parse_calibration(self.calibration))
 
     @property
-    def size(self) -> Tuple[int, int]:
+    def size(self) -> tuple[int, int]:
         """The logical ``(width, height)``: the panel's, swapped for 90 and 270."""
         w, h = self.panel
         return (h, w) if self.rotate in (90, 270) else (w, h)
 
-    def normalize(self, raw_x: float, raw_y: float) -> Tuple[float, float]:
+    def normalize(self, raw_x: float, raw_y: float) -> tuple[float, float]:
         """Step 1: raw device coordinates to 0..1 across the device."""
         (x0, x1), (y0, y1) = self.x_range, self.y_range
         return (raw_x - x0 + 0.5) / (x1 - x0 + 1), (raw_y - y0 + 0.5) / (y1 - y0 + 1)
 
-    def panel_pixel(self, raw_x: float, raw_y: float) -> Tuple[int, int]:
+    def panel_pixel(self, raw_x: float, raw_y: float) -> tuple[int, int]:
         """Steps 1-3: the panel pixel under a raw position, clamped into the panel."""
         nx, ny = self.normalize(raw_x, raw_y)
         a, b, c, d, e, f = self.calibration
@@ -179,11 +173,11 @@ class TouchMapping:
         py = math.floor((d * nx + e * ny + f) * h)
         return min(max(px, 0), w - 1), min(max(py, 0), h - 1)
 
-    def __call__(self, raw_x: float, raw_y: float) -> Tuple[int, int]:
+    def __call__(self, raw_x: float, raw_y: float) -> tuple[int, int]:
         """The logical pixel ``(x, y)`` under a raw device position."""
         return self.from_panel(*self.panel_pixel(raw_x, raw_y))
 
-    def from_panel(self, px: int, py: int) -> Tuple[int, int]:
+    def from_panel(self, px: int, py: int) -> tuple[int, int]:
         """Step 4: a panel pixel to the logical pixel drawn there."""
         w, h = self.panel
         r = self.rotate
@@ -195,7 +189,7 @@ class TouchMapping:
             return w - 1 - px, h - 1 - py
         return h - 1 - py, px  # 270: logical (x, y) is drawn at panel (y, h-1-x)
 
-    def to_panel(self, x: int, y: int) -> Tuple[int, int]:
+    def to_panel(self, x: int, y: int) -> tuple[int, int]:
         """The panel pixel where logical pixel ``(x, y)`` is drawn (inverse of
         :meth:`from_panel`)."""
         w, h = self.panel
@@ -210,7 +204,7 @@ class TouchMapping:
 
 
 def calibration_from_points(
-    touched: Sequence[Tuple[float, float]], targets: Sequence[Tuple[float, float]]
+    touched: Sequence[tuple[float, float]], targets: Sequence[tuple[float, float]]
 ) -> Calibration:
     """The calibration matrix that best takes touched positions to their targets.
 
@@ -243,7 +237,7 @@ def calibration_from_points(
 # -- what a screen tells the mapping ---------------------------------------------------------
 
 
-def _panel_and_rotation(screen: Any, device_size: Tuple[int, int]) -> Tuple[Tuple[int, int], int]:
+def _panel_and_rotation(screen: Any, device_size: tuple[int, int]) -> tuple[tuple[int, int], int]:
     """The panel size and rotation of ``screen``: a :class:`~fbgfx.Screen` (its
     ``fb``'s size and its ``rotate``), a :class:`~fbgfx.Framebuffer` (its size, no
     rotation) or None (no screen: the device's own raw range, unrotated)."""
@@ -261,13 +255,13 @@ class _SingleTouch:
     """One contact from ``ABS_X``/``ABS_Y`` and a button: ``BTN_TOUCH`` (touchscreens,
     pens) or ``BTN_LEFT`` (absolute pointers such as qemu's tablet)."""
 
-    def __init__(self, info: InputDevice, held: FrozenSet[int]) -> None:
+    def __init__(self, info: InputDevice, held: frozenset[int]) -> None:
         self.button = _evdev.BTN_TOUCH if _evdev.BTN_TOUCH in info.keys else _evdev.BTN_LEFT
         ax, ay = info.absinfo[_evdev.ABS_X], info.absinfo[_evdev.ABS_Y]
         self.x, self.y = ax.value, ay.value
         self.down = self.button in held
         self.pressed = self.released = self.moved = False
-        self.last: Optional[Tuple[int, int]] = None
+        self.last: tuple[int, int] | None = None
 
     def event(self, type_: int, code: int, value: int) -> None:
         if type_ == _evdev.EV_ABS:
@@ -281,7 +275,7 @@ class _SingleTouch:
             elif not value and self.down:
                 self.released, self.down = True, False
 
-    def report(self, mapping: TouchMapping, t: float, out: List[TouchEvent]) -> None:
+    def report(self, mapping: TouchMapping, t: float, out: list[TouchEvent]) -> None:
         pos = mapping(self.x, self.y)
         if self.pressed:
             out.append(TouchEvent("down", pos[0], pos[1], 0, t))
@@ -293,7 +287,7 @@ class _SingleTouch:
             self.last = pos
         self.pressed = self.released = self.moved = False
 
-    def resync(self, held: FrozenSet[int], info: InputDevice) -> None:
+    def resync(self, held: frozenset[int], info: InputDevice) -> None:
         """After the kernel dropped events: take its state, as a frame of changes."""
         down = self.button in held
         self.pressed, self.released = down and not self.down, self.down and not down
@@ -308,14 +302,14 @@ class _Slot:
     def __init__(self, id_: int, x: int, y: int) -> None:
         self.id, self.x, self.y = id_, x, y
         self.began = self.ended = self.moved = False
-        self.last: Optional[Tuple[int, int]] = None
+        self.last: tuple[int, int] | None = None
 
 
 class _MultiTouch:
     """Contacts in slots (multi-touch protocol B): ``ABS_MT_SLOT`` chooses a slot,
     ``ABS_MT_TRACKING_ID`` >= 0 starts a contact in it and -1 ends it."""
 
-    def __init__(self, info: InputDevice, ids: List[int], xs: List[int], ys: List[int], current: int) -> None:
+    def __init__(self, info: InputDevice, ids: list[int], xs: list[int], ys: list[int], current: int) -> None:
         self.slots = [_Slot(i, x, y) for i, x, y in zip(ids, xs, ys)]
         self.current = current
 
@@ -342,7 +336,7 @@ class _MultiTouch:
         elif code == _evdev.ABS_MT_POSITION_Y:
             s.y, s.moved = value, True
 
-    def report(self, mapping: TouchMapping, t: float, out: List[TouchEvent]) -> None:
+    def report(self, mapping: TouchMapping, t: float, out: list[TouchEvent]) -> None:
         for n, s in enumerate(self.slots):
             if not (s.began or s.ended or s.moved):
                 continue
@@ -359,7 +353,7 @@ class _MultiTouch:
                 s.last = pos
             s.began = s.ended = s.moved = False
 
-    def resync(self, ids: List[int], xs: List[int], ys: List[int]) -> None:
+    def resync(self, ids: list[int], xs: list[int], ys: list[int]) -> None:
         """After the kernel dropped events: take its slot state as a frame of changes."""
         current = self.current
         for n, (s, id_, x, y) in enumerate(zip(self.slots, ids, xs, ys)):
@@ -399,7 +393,7 @@ class Touchscreen:
         fd: int,
         device: InputDevice,
         screen: Any = None,
-        calibration: Union[str, Sequence[float], None] = None,
+        calibration: str | Sequence[float] | None = None,
     ) -> None:
         self._fd = fd
         try:
@@ -419,15 +413,16 @@ class Touchscreen:
             self._fd = -1
             raise
         self._pending = b""
-        self._queue: List[TouchEvent] = []
+        self._queue: list[TouchEvent] = []
         self._dropping = False
         self._eof = False
-        self._mapping_key: Optional[Tuple[Tuple[int, int], int]] = None
-        self._mapping: Optional[TouchMapping] = None
+        self._mapping_key: tuple[tuple[int, int], int] | None = None
+        self._mapping: TouchMapping | None = None
 
-    def _make_tracker(self) -> Union[_SingleTouch, _MultiTouch]:
+    def _make_tracker(self) -> _SingleTouch | _MultiTouch:
         info = self.device
-        if info.multitouch and {_evdev.ABS_MT_SLOT, _evdev.ABS_MT_POSITION_X, _evdev.ABS_MT_POSITION_Y} <= info.absinfo.keys():
+        slots = {_evdev.ABS_MT_SLOT, _evdev.ABS_MT_POSITION_X, _evdev.ABS_MT_POSITION_Y}
+        if info.multitouch and slots <= info.absinfo.keys():
             self._axes = (_evdev.ABS_MT_POSITION_X, _evdev.ABS_MT_POSITION_Y)
             count = info.absinfo[_evdev.ABS_MT_SLOT].maximum + 1
             return _MultiTouch(info, *self._slot_state(count), info.absinfo[_evdev.ABS_MT_SLOT].value)
@@ -436,7 +431,7 @@ class Touchscreen:
             return _SingleTouch(info, self._held())
         raise TouchError(errno.EINVAL, f"{info.name!r} has no absolute X/Y axes: not a touch device", self.path)
 
-    def _slot_state(self, count: int) -> Tuple[List[int], List[int], List[int]]:
+    def _slot_state(self, count: int) -> tuple[list[int], list[int], list[int]]:
         info = self.device
         if self._evdev_fd:
             try:
@@ -450,7 +445,7 @@ class Touchscreen:
         y = info.absinfo[_evdev.ABS_MT_POSITION_Y].value
         return [-1] * count, [x] * count, [y] * count
 
-    def _held(self) -> FrozenSet[int]:
+    def _held(self) -> frozenset[int]:
         if self._evdev_fd:
             try:
                 return _evdev.keys_down(self._fd, self.path)
@@ -468,12 +463,14 @@ class Touchscreen:
         panel, rotate = _panel_and_rotation(self.screen, raw_size)
         key = (panel, rotate)
         if key != self._mapping_key or self._mapping is None:
-            self._mapping = TouchMapping((ax.minimum, ax.maximum), (ay.minimum, ay.maximum), panel, rotate, self.calibration)
+            self._mapping = TouchMapping(
+                (ax.minimum, ax.maximum), (ay.minimum, ay.maximum), panel, rotate, self.calibration
+            )
             self._mapping_key = key
         return self._mapping
 
     @property
-    def size(self) -> Tuple[int, int]:
+    def size(self) -> tuple[int, int]:
         """The logical ``(width, height)`` events are in."""
         return self.mapping.size
 
@@ -494,7 +491,7 @@ class Touchscreen:
         self._check_open()
         return self._fd
 
-    def read(self, timeout: Optional[float] = None) -> List[TouchEvent]:
+    def read(self, timeout: float | None = None) -> list[TouchEvent]:
         """The touch events available, waiting up to ``timeout`` seconds for the first.
 
         Args:
@@ -582,7 +579,7 @@ class Touchscreen:
             fd, self._fd = self._fd, -1
             os.close(fd)
 
-    def __enter__(self) -> "Touchscreen":
+    def __enter__(self) -> Touchscreen:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -604,7 +601,7 @@ def _is_char_device(fd: int) -> bool:
 # -- finding and opening devices --------------------------------------------------------------
 
 
-def list_devices() -> List[InputDevice]:
+def list_devices() -> list[InputDevice]:
     """Every input event device (``/dev/input/eventN``), from sysfs where possible.
 
     A device that can be neither described by sysfs nor opened is left out.
@@ -618,12 +615,12 @@ def list_devices() -> List[InputDevice]:
     return found
 
 
-def _rank(info: InputDevice) -> Optional[int]:
+def _rank(info: InputDevice) -> int | None:
     """Lower is preferred: touchscreens, then tablets, then touchpads; None: unusable."""
     return {"touchscreen": 0, "tablet": 1, "touchpad": 2}.get(info.kind or "")
 
 
-def find_device(devices: Optional[Sequence[InputDevice]] = None) -> InputDevice:
+def find_device(devices: Sequence[InputDevice] | None = None) -> InputDevice:
     """The device :func:`open` takes without a path: ``$FBGFX_TOUCH``, else the first
     touchscreen (``INPUT_PROP_DIRECT``), else the first device with absolute X/Y and a
     touch or left button (tablets before touchpads).
@@ -638,14 +635,15 @@ def find_device(devices: Optional[Sequence[InputDevice]] = None) -> InputDevice:
         devices = list_devices()
     usable = [d for d in devices if _rank(d) is not None]
     if not usable:
-        raise TouchError(errno.ENOENT, f"no touchscreen or tablet found; {_evdev.describe_dev_input()}", _evdev.DEV_INPUT)
+        have = _evdev.describe_dev_input()
+        raise TouchError(errno.ENOENT, f"no touchscreen or tablet found; {have}", _evdev.DEV_INPUT)
     return min(usable, key=lambda d: _rank(d) or 0)  # min keeps the first of equal rank
 
 
 def open_recording(
     path: str,
     screen: Any = None,
-    calibration: Union[str, Sequence[float], None] = None,
+    calibration: str | Sequence[float] | None = None,
 ) -> Touchscreen:
     """Replay a recording made with ``evemu-record`` as if it were the device.
 
@@ -683,9 +681,9 @@ def open_recording(
 
 
 def open(
-    path: Optional[str] = None,
+    path: str | None = None,
     screen: Any = None,
-    calibration: Union[str, Sequence[float], None] = None,
+    calibration: str | Sequence[float] | None = None,
 ) -> Touchscreen:
     """Open a touch device; its events come in ``screen``'s logical coordinates.
 

@@ -9,7 +9,6 @@ import selectors
 import threading
 from pathlib import Path
 from types import SimpleNamespace
-from typing import List, Tuple
 
 import pytest
 
@@ -23,12 +22,12 @@ RECORDINGS = Path(__file__).parent / "recordings"
 # -- recordings (evemu-record's text format) --------------------------------------------
 
 
-def load_recording(name: str) -> Tuple[InputDevice, List[tuple]]:
+def load_recording(name: str) -> tuple[InputDevice, list[tuple]]:
     """The device description and the events of a recording in tests/recordings."""
     return _evemu.load(str(RECORDINGS / name))
 
 
-def replay(name: str, screen=None, calibration=None, *, through: str = "pipe", tmp_path=None) -> List[TouchEvent]:
+def replay(name: str, screen=None, calibration=None, *, through: str = "pipe", tmp_path=None) -> list[TouchEvent]:
     """Every touch event of a recording, read through a pipe or a file of
     ``struct input_event`` bytes."""
     if through == "recording":
@@ -63,7 +62,7 @@ def panel(width: int, height: int, rotate: int = 0) -> SimpleNamespace:
     return SimpleNamespace(fb=SimpleNamespace(width=width, height=height), rotate=rotate)
 
 
-def short(events: List[TouchEvent]) -> List[tuple]:
+def short(events: list[TouchEvent]) -> list[tuple]:
     return [(e.type, e.x, e.y, e.slot) for e in events]
 
 

@@ -29,7 +29,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import pytest
 
@@ -42,7 +42,7 @@ YELLOW = (255, 215, 0)  # paint.py's first finger
 BUTTON_GREY = (70, 70, 70)
 
 
-def _missing() -> Optional[str]:
+def _missing() -> str | None:
     tools = [t for t in ("vng", "qemu-system-x86_64") if shutil.which(t) is None]
     images = sorted(glob.glob("/boot/vmlinuz-*"))
     if not images:
@@ -63,7 +63,7 @@ class Qmp:
         self._message()  # greeting
         self.execute("qmp_capabilities")
 
-    def _message(self) -> Dict[str, Any]:
+    def _message(self) -> dict[str, Any]:
         while b"\n" not in self.buf:
             chunk = self.sock.recv(65536)
             if not chunk:
@@ -73,7 +73,7 @@ class Qmp:
         return json.loads(line)
 
     def execute(self, command: str, **arguments: Any) -> Any:
-        msg: Dict[str, Any] = {"execute": command}
+        msg: dict[str, Any] = {"execute": command}
         if arguments:
             msg["arguments"] = arguments
         self.sock.sendall(json.dumps(msg).encode() + b"\n")
@@ -99,9 +99,9 @@ class Qmp:
         self.sock.close()
 
 
-def _serve(sock_path: str, rwdir: Path, stop: threading.Event, errors: List[str]) -> None:
+def _serve(sock_path: str, rwdir: Path, stop: threading.Event, errors: list[str]) -> None:
     """Answer the guest's cmd-N files (tap, screendump) with done-N."""
-    qmp: Optional[Qmp] = None
+    qmp: Qmp | None = None
     while not stop.is_set():
         for cmd in sorted(rwdir.glob("cmd-*"), key=lambda p: int(p.name[4:])):
             n = cmd.name[4:]
@@ -127,7 +127,7 @@ def _serve(sock_path: str, rwdir: Path, stop: threading.Event, errors: List[str]
 
 
 @pytest.fixture(scope="module")
-def guest() -> Dict[str, Any]:
+def guest() -> dict[str, Any]:
     """Boot once, run touch_guest.py, return its results (with "_outdir")."""
     reason = _missing()
     if reason:
@@ -183,7 +183,7 @@ def guest() -> Dict[str, Any]:
     return results
 
 
-def _step(guest: Dict[str, Any], name: str) -> Dict[str, Any]:
+def _step(guest: dict[str, Any], name: str) -> dict[str, Any]:
     result = guest.get(name)
     if result is None:
         pytest.fail(f"the guest did not reach {name} (logs in {guest['_outdir']})")
@@ -194,7 +194,7 @@ def _step(guest: Dict[str, Any], name: str) -> Dict[str, Any]:
     return result
 
 
-def _raw_to_panel(x: int, y: int) -> Tuple[int, int]:
+def _raw_to_panel(x: int, y: int) -> tuple[int, int]:
     # The tablet's range is 0..32767 on both axes; fbgfx takes each raw step at its middle.
     return int((x + 0.5) / 32768 * PANEL[0]), int((y + 0.5) / 32768 * PANEL[1])
 

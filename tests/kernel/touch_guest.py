@@ -19,7 +19,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
@@ -28,7 +28,7 @@ import fbgfx  # noqa: E402
 import fbgfx.touch  # noqa: E402
 
 RWDIR = Path(sys.argv[1])
-RESULTS: Dict[str, Any] = {}
+RESULTS: dict[str, Any] = {}
 _n = 0
 
 # Raw tablet positions (0..32767) the host taps; the host knows them too.
@@ -67,8 +67,8 @@ def step(name: str):
     return wrap
 
 
-def events_until_up(ts: fbgfx.touch.Touchscreen, limit: float = 60.0) -> List[List[Any]]:
-    out: List[List[Any]] = []
+def events_until_up(ts: fbgfx.touch.Touchscreen, limit: float = 60.0) -> list[list[Any]]:
+    out: list[list[Any]] = []
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         for ev in ts.read(timeout=max(0.0, deadline - time.monotonic())):
@@ -83,7 +83,7 @@ def can_rotate() -> bool:
 
 
 @step("discovery")
-def _discovery() -> Dict[str, Any]:
+def _discovery() -> dict[str, Any]:
     devices = fbgfx.touch.list_devices()
     chosen = fbgfx.touch.find_device()
     with fbgfx.touch.open() as ts:
@@ -95,7 +95,7 @@ def _discovery() -> Dict[str, Any]:
     }
 
 
-def tap_on(rotate: int, raw: Tuple[int, int]) -> Dict[str, Any]:
+def tap_on(rotate: int, raw: tuple[int, int]) -> dict[str, Any]:
     with fbgfx.open("/dev/fb0") as fb:
         screen = fb.screen(rotate=rotate) if rotate else fb.screen()
         with screen, fbgfx.touch.open(screen=screen) as ts:
@@ -106,19 +106,19 @@ def tap_on(rotate: int, raw: Tuple[int, int]) -> Dict[str, Any]:
 
 
 @step("tap_rotate_0")
-def _tap0() -> Dict[str, Any]:
+def _tap0() -> dict[str, Any]:
     return tap_on(0, TAP_0)
 
 
 @step("tap_rotate_90")
-def _tap90() -> Optional[Dict[str, Any]]:
+def _tap90() -> dict[str, Any] | None:
     if not can_rotate():
         return {"skipped": "fbgfx.Screen has no rotate yet"}
     return tap_on(90, TAP_90)
 
 
 @step("paint_rotate_90")
-def _paint() -> Dict[str, Any]:
+def _paint() -> dict[str, Any]:
     if not can_rotate():
         return {"skipped": "fbgfx.Screen has no rotate yet"}
     cmd = [sys.executable, str(REPO / "examples" / "paint.py"), "--device", "/dev/fb0", "--rotate", "90",
@@ -149,7 +149,7 @@ def _paint() -> Dict[str, Any]:
         RESULTS["paint_output"] = {"rc": proc.returncode, "stdout": out[-2000:], "stderr": err[-2000:]}
 
 
-def _ppm_pixel(path: Path, x: int, y: int) -> Tuple[int, int, int]:
+def _ppm_pixel(path: Path, x: int, y: int) -> tuple[int, int, int]:
     data = path.read_bytes()
     parts = data.split(maxsplit=4)  # P6 W H MAX pixels
     w = int(parts[1])
@@ -159,7 +159,7 @@ def _ppm_pixel(path: Path, x: int, y: int) -> Tuple[int, int, int]:
 
 
 @step("unplug")
-def _unplug() -> Dict[str, Any]:
+def _unplug() -> dict[str, Any]:
     """Unbind the tablet's driver while a read waits: the read must end with ENODEV."""
     with fbgfx.touch.open() as ts:
         sysdev = Path("/sys/class/input") / os.path.basename(ts.path) / "device" / "device"
