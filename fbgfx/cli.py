@@ -16,7 +16,9 @@ import json
 import os
 import re
 import sys
+import tempfile
 import time
+import warnings
 from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -37,6 +39,11 @@ _CACHE_BYTES = 512 << 20
 _F_SETPIPE_SZ = 1031
 # Frames `play` reads and decodes ahead of the one on screen.
 _PREFETCH = 2
+# Slowest frame rate `play --fps` takes: a frame every 1000 s.
+_MIN_FPS = 0.001
+# Longest single sleep: waits are cut into pieces so a deadline far away (or none)
+# never reaches the platform's limit for one sleep.
+_MAX_SLEEP = 3600.0
 
 
 # Remarks for the user, printed when a command has succeeded.
@@ -78,14 +85,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_USAGE
     del _NOTES[:]
     try:
-        status = args.run(args) or 0
+        with warnings.catch_warnings():
+            # A warning (Pillow's DecompressionBombWarning for a huge image) is one
+            # line too, not Python's two-line form with a source location.
+            warnings.showwarning = _show_warning
+            if getattr(args, "out", None):
+                _image_format(args.out)  # a typo in --out fails before the screen changes
+            status = args.run(args) or 0
         for note in _NOTES:  # after success only: an error stays one line
             print(f"fbgfx: note: {note}", file=sys.stderr)
         return status
     except KeyboardInterrupt:
         _status_end()
         return EXIT_INTERRUPTED
-    except (CliError, OSError, ValueError, EOFError, MemoryError) as e:
+    except (CliError, OSError, ValueError, EOFError, MemoryError, OverflowError, RecursionError) as e:
+        # OverflowError, RecursionError and MemoryError are the last line of defence:
+        # a number too large for the platform or input nested too deeply (a damaged
+        # state file), wherever it was met, is bad input and gets one line.
         _status_end()
         return _fail(e)
     except Exception as e:
@@ -102,6 +118,11 @@ def _fail(error: BaseException) -> int:
     return EXIT_USAGE
 
 
+def _show_warning(message: Any, category: Any, filename: str, lineno: int,
+                  file: Any = None, line: Optional[str] = None) -> None:
+    print(f"fbgfx: warning: {' '.join(str(message).split())}", file=sys.stderr, flush=True)
+
+
 def _describe_error(e: BaseException) -> str:
     from .errors import FramebufferError
 
@@ -111,6 +132,10 @@ def _describe_error(e: BaseException) -> str:
         text = f"{e.filename}: {e.strerror}" if e.filename else e.strerror
     elif isinstance(e, MemoryError):
         text = "out of memory"
+    elif isinstance(e, OverflowError):
+        text = f"a number is too large ({e})"
+    elif isinstance(e, RecursionError):
+        text = f"input nested too deeply ({e})"
     else:
         text = str(e) or type(e).__name__
     return " ".join(text.split())
@@ -233,8 +258,10 @@ def _fps(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected frames per second, got {text!r}") from None
-    if not 0 <= value <= 1000:
-        raise argparse.ArgumentTypeError(f"--fps must be 0..1000, got {text!r}")
+    # Below _MIN_FPS a frame would last longer than a platform sleep can count; 0
+    # means as fast as possible.
+    if not (value == 0 or _MIN_FPS <= value <= 1000):
+        raise argparse.ArgumentTypeError(f"--fps must be 0 or {_MIN_FPS:g}..1000, got {text!r}")
     return value
 
 
@@ -287,15 +314,72 @@ def _color(text: str) -> Tuple[int, int, int]:
 # -- shared helpers ------------------------------------------------------------------------
 
 
-def _open(args: argparse.Namespace):
+def _open(args: argparse.Namespace, read_only: bool = False):
+    """Open ``--device``; ``read_only`` for commands that only look (info, grab).
+
+    A read-only command must never create or change a file-backed virtual device.
+    """
     import fbgfx
 
+    # READ-ONLY OPEN: once fbgfx can open a file-backed virtual device read-only,
+    # pass read_only through here; until then info/grab open it as other commands do.
     return fbgfx.open(args.device)
 
 
 def _save(fb, path: Optional[str]) -> None:
     if path:
-        fb.snapshot().save(path)
+        save_image(fb.snapshot(), path)
+
+
+def _image_format(path: str) -> str:
+    """Pillow's format name for ``path``'s extension.
+
+    Raises:
+        CliError: Pillow writes no format with that extension.
+    """
+    from PIL import Image
+
+    ext = os.path.splitext(path)[1].lower()
+    Image.init()
+    if ext not in Image.EXTENSION or Image.EXTENSION[ext] not in Image.SAVE:
+        raise CliError(f"{path}: unknown image type {ext or '(no extension)'!r}; use .png, .bmp, .jpg ...")
+    return Image.EXTENSION[ext]
+
+
+def save_image(image, path: str) -> None:
+    """Write ``image`` to ``path`` whole or not at all.
+
+    The picture goes to a new, uniquely named file beside ``path`` (created with
+    ``O_EXCL``, so a planted symlink is never followed) and is renamed over ``path``
+    once complete: a failed save (disk full, an encoder error, Ctrl-C) leaves
+    ``path`` as it was. An existing ``path`` keeps its permission bits; a new one
+    gets the usual ``0666`` less the umask. A symlink at ``path`` is replaced, not
+    written through.
+
+    Raises:
+        CliError: Unknown extension.
+        OSError: The directory is not writable, or the save failed.
+    """
+    fmt = _image_format(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = os.lstat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)
+            image.save(f, format=fmt)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _in_process_only(fb) -> bool:
@@ -316,16 +400,28 @@ def _wait_until(deadline: Optional[float]) -> None:
         now = time.monotonic()
         if deadline is not None and now >= deadline:
             return
-        time.sleep(3600 if deadline is None else min(deadline - now, 3600))
+        time.sleep(_MAX_SLEEP if deadline is None else min(deadline - now, _MAX_SLEEP))
 
 
-def load_image(path: str, max_side: Optional[int] = None):
+def _earlier(a: Optional[float], b: Optional[float]) -> Optional[float]:
+    """The earlier of two deadlines, None meaning never."""
+    return b if a is None else a if b is None else min(a, b)
+
+
+def load_image(path: str, screen: Optional[Tuple[int, int]] = None, fit: str = "fit"):
     """Read an image fully, EXIF orientation applied, as a PIL RGB or RGBA image.
+
+    A picture much larger than the screen is made smaller as it is read, so a
+    100-megapixel photo on a small display needs about one decoded copy of memory,
+    not five: JPEG decodes at a reduced scale (``draft``), other formats are reduced
+    by a whole factor right after decoding, never below what ``fit`` shows.
 
     Args:
         path: Any file Pillow reads.
-        max_side: Let JPEG decode at a reduced scale no smaller than this (fast
-            previews of camera photos on a small screen).
+        screen: The (width, height) the picture will be shown on; None keeps it whole.
+        fit: How it will be shown (``fit``, ``fill``, ``stretch`` or ``center``):
+            ``center`` shows pixels 1:1, so its picture is cropped to the middle
+            instead of scaled.
 
     Raises:
         CliError: The file is missing, unreadable or not an image.
@@ -334,10 +430,17 @@ def load_image(path: str, max_side: Optional[int] = None):
 
     try:
         im = Image.open(path)
-        if max_side and im.format == "JPEG":
-            im.draft("RGB", (max_side, max_side))
+        side = max(screen) if screen else 0
+        if side and fit != "center" and im.format == "JPEG":
+            im.draft("RGB", (side, side))
         im.load()
-        im = ImageOps.exif_transpose(im)
+        if side and fit != "center":
+            im = _reduce(im, side)
+        # exif_transpose copies even an upright picture: only call it when turning.
+        if im.getexif().get(_EXIF_ORIENTATION, 1) != 1:
+            im = ImageOps.exif_transpose(im)
+        if screen and fit == "center":
+            im = _crop_middle(im, *screen)
     except FileNotFoundError:
         raise CliError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -347,7 +450,37 @@ def load_image(path: str, max_side: Optional[int] = None):
     except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as e:
         raise CliError(f"{path}: cannot read the image ({_describe_error(e)})") from None
     has_alpha = im.mode in ("RGBA", "LA", "PA", "RGBa", "La") or "transparency" in im.info
-    return im.convert("RGBA" if has_alpha else "RGB")
+    mode = "RGBA" if has_alpha else "RGB"
+    return im if im.mode == mode else im.convert(mode)
+
+
+_EXIF_ORIENTATION = 0x0112
+
+
+def _reduce(im, side: int):
+    """``im`` made smaller by the largest whole factor that keeps both sides >= ``side``.
+
+    Any fit then only scales down from there, so what shows is unchanged.
+    """
+    factor = min(im.width // side, im.height // side)
+    if factor < 2:
+        return im
+    if im.mode not in ("L", "LA", "RGB", "RGBA", "RGBX", "I", "F"):
+        # Pillow reduces only plain modes; palette and bilevel pictures are converted
+        # first (they are the small ones: a byte or less a pixel).
+        has_alpha = im.mode in ("PA", "La", "RGBa") or "transparency" in im.info
+        im = im.convert("RGBA" if has_alpha else "RGB")
+    return im.reduce(factor)
+
+
+def _crop_middle(im, width: int, height: int):
+    """The middle ``width`` x ``height`` of a larger picture, as ``fit="center"`` shows it."""
+    if im.width <= width and im.height <= height:
+        return im
+    # The same rounding as Screen.present's centring, so the same pixels show.
+    left = max(0, -((width - im.width) // 2))
+    top = max(0, -((height - im.height) // 2))
+    return im.crop((left, top, left + min(im.width, width), top + min(im.height, height)))
 
 
 def _flatten(im, background: Tuple[int, int, int]):
@@ -410,7 +543,7 @@ def _status_end() -> None:
 
 def cmd_info(args: argparse.Namespace) -> int:
     """``fbgfx info``: what the framebuffer is."""
-    with _open(args) as fb:
+    with _open(args, read_only=True) as fb:
         if args.json:
             print(json.dumps(info_dict(fb), indent=2))
         else:
@@ -494,19 +627,14 @@ def info_text(fb) -> str:
 
 def cmd_grab(args: argparse.Namespace) -> int:
     """``fbgfx grab``: save the visible page as an image."""
-    from PIL import Image
-
-    ext = os.path.splitext(args.output)[1].lower()
-    Image.init()
-    if ext not in Image.EXTENSION:
-        raise CliError(f"{args.output}: unknown image type {ext or '(no extension)'!r}; use .png, .bmp, .jpg ...")
-    with _open(args) as fb:
+    _image_format(args.output)  # before the device is opened: a typo changes nothing
+    with _open(args, read_only=True) as fb:
         region = parse_region(args.region, fb.width, fb.height) if args.region else None
         image = fb.snapshot()
     if region:
         x, y, w, h = region
         image = image.crop((x, y, x + w, y + h))
-    image.save(args.output)
+    save_image(image, args.output)
     return 0
 
 
@@ -591,7 +719,10 @@ def _preview_mode(fb, args: argparse.Namespace) -> None:
 
 
 def mode_card(width: int, height: int, label: str = ""):
-    """A PIL RGB test card: colour bars, a gray ramp, a border and a label."""
+    """A PIL RGB test card: colour bars, a gray ramp, a border and a label.
+
+    Any size a driver takes works, down to 1x1: parts with no room are left out.
+    """
     from PIL import Image, ImageDraw
 
     img = Image.new("RGB", (width, height), "black")
@@ -599,10 +730,14 @@ def mode_card(width: int, height: int, label: str = ""):
     top = height * 2 // 3
     draw = ImageDraw.Draw(img)
     for i, color in enumerate(bars):
-        draw.rectangle((i * width // 7, 0, (i + 1) * width // 7 - 1, top - 1), fill=color)
-    ramp = np.repeat(np.linspace(0, 255, width).astype(np.uint8)[None, :], height - top, axis=0)
-    img.paste(Image.fromarray(np.dstack([ramp] * 3)), (0, top))
-    draw.rectangle((0, 0, width - 1, height - 1), outline=(255, 0, 0), width=max(2, min(width, height) // 60))
+        x0, x1 = i * width // 7, (i + 1) * width // 7 - 1
+        if top > 0 and x1 >= x0:  # a screen under 7 pixels wide has no room for some bars
+            draw.rectangle((x0, 0, x1, top - 1), fill=color)
+    if height > top:
+        ramp = np.repeat(np.linspace(0, 255, width).astype(np.uint8)[None, :], height - top, axis=0)
+        img.paste(Image.fromarray(np.dstack([ramp] * 3)), (0, top))
+    border = min(max(2, min(width, height) // 60), (min(width, height) + 1) // 2)
+    draw.rectangle((0, 0, width - 1, height - 1), outline=(255, 0, 0), width=border)
     if label:
         from PIL import ImageFont
 
@@ -611,8 +746,10 @@ def mode_card(width: int, height: int, label: str = ""):
         except TypeError:  # Pillow < 10.1 has only the small bitmap font
             font = ImageFont.load_default()
         box = draw.textbbox((width // 2, top // 2), label, font=font, anchor="mm")
-        draw.rectangle((box[0] - 8, box[1] - 6, box[2] + 8, box[3] + 6), fill="black")
-        draw.text((width // 2, top // 2), label, fill="white", font=font, anchor="mm")
+        # Only where it fits inside the bars: a tiny mode gets the card without it.
+        if box[0] - 8 >= border and box[2] + 8 < width - border and box[1] - 6 >= border and box[3] + 6 < top:
+            draw.rectangle((box[0] - 8, box[1] - 6, box[2] + 8, box[3] + 6), fill="black")
+            draw.text((width // 2, top // 2), label, fill="white", font=font, anchor="mm")
     return img
 
 
@@ -627,13 +764,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     for path in args.images[1:]:
         _check_image(path)
     with _open(args) as fb:
-        side = max(fb.width, fb.height)
-        first = load_image(args.images[0], side)
+        screen_size = (fb.width, fb.height)
+        first = load_image(args.images[0], screen_size, args.fit)
         deadline = None if args.duration is None else time.monotonic() + args.duration
         screen = _open_screen(fb, args.out)
         try:
             try:
-                _slideshow(screen, args, first, background, side, deadline)
+                _slideshow(screen, args, first, background, screen_size, deadline)
             finally:
                 _save(fb, args.out)
         finally:
@@ -655,23 +792,37 @@ def _check_image(path: str) -> None:
         raise CliError(f"{path}: cannot read the image ({_describe_error(e)})") from None
 
 
-def _slideshow(screen, args, first, background, side: int, deadline: Optional[float]) -> None:
+def _slideshow(screen, args, first, background, screen_size: Tuple[int, int], deadline: Optional[float]) -> None:
     paths = args.images
-    index, image = 0, first
-    while True:
-        screen.present(_flatten(image, background), fit=args.fit, background=background)
-        shown_at = time.monotonic()
-        last = index == len(paths) - 1
-        if len(paths) == 1 or (last and not args.loop):
-            _wait_until(deadline)
-            return
-        index = (index + 1) % len(paths)
-        image = load_image(paths[index], side)  # decode while the current picture is up
-        next_at = shown_at + args.delay
-        if deadline is not None and deadline <= next_at:
-            _wait_until(deadline)
-            return
-        _wait_until(next_at)
+    screen.present(_flatten(first, background), fit=args.fit, background=background)
+    if len(paths) == 1:
+        _wait_until(deadline)
+        return
+
+    def later() -> Iterator[Any]:
+        # The pictures after the first, decoded in a thread while one is up, so a
+        # slow decode neither delays the picture change nor outlasts --duration.
+        order = itertools.cycle(range(len(paths))) if args.loop else iter(range(len(paths)))
+        next(order)
+        for index in order:
+            yield load_image(paths[index], screen_size, args.fit)
+
+    upcoming = _Prefetch(later(), 1)
+    try:
+        while True:
+            next_at = time.monotonic() + args.delay
+            _wait_until(_earlier(next_at, deadline))
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            image = upcoming.get(deadline)
+            if image is _TIMED_OUT:
+                return
+            if image is None:  # the last picture was shown: it stays
+                _wait_until(deadline)
+                return
+            screen.present(_flatten(image, background), fit=args.fit, background=background)
+    finally:
+        upcoming.close()
 
 
 # -- play ------------------------------------------------------------------------------------
@@ -686,16 +837,19 @@ def cmd_play(args: argparse.Namespace) -> int:
             raise CliError("--size is for raw frames on stdin (FILE '-'); an animation file knows its size")
         frames = _animation_source(args)
     # Read and decode in a thread (both release the GIL) while frames are shown.
+    stop = None if args.duration is None else time.monotonic() + args.duration
     frames = _Prefetch(frames, _PREFETCH)
     try:
-        first = next(frames, None)  # fail on bad input before the screen changes
+        first = frames.get(stop)  # fail on bad input before the screen changes
+        if first is _TIMED_OUT:  # --duration ended before a frame came
+            return 0
         if first is None:
             raise CliError("stdin had no frames" if args.file == "-" else f"{args.file}: no frames")
         with _open(args) as fb:
             screen = _open_screen(fb, args.out)
             try:
                 try:
-                    _play(screen, args, first, frames)
+                    _play(screen, args, first, frames, stop)
                 finally:
                     _save(fb, args.out)
             finally:
@@ -703,6 +857,17 @@ def cmd_play(args: argparse.Namespace) -> int:
     finally:
         frames.close()
     return 0
+
+
+# What _Prefetch.get returns when its deadline comes before the next item.
+_TIMED_OUT: Any = object()
+
+
+def _next_before(frames: Iterator, deadline: Optional[float]) -> Any:
+    """The next frame, None at the end, ``_TIMED_OUT`` when ``deadline`` comes first."""
+    if isinstance(frames, _Prefetch):
+        return frames.get(deadline)
+    return next(frames, None)
 
 
 class _Prefetch:
@@ -742,26 +907,53 @@ class _Prefetch:
         return self
 
     def __next__(self):
-        if self._done:
+        item = self.get(None)
+        if item is None:
             raise StopIteration
-        kind, value = self._queue.get()
+        return item
+
+    def get(self, deadline: Optional[float]) -> Any:
+        """The next item; None after the last; ``_TIMED_OUT`` if ``deadline`` came first.
+
+        Raises:
+            BaseException: Whatever the source raised, in this thread.
+        """
+        import queue
+
+        if self._done:
+            return None
+        while True:
+            wait = _MAX_SLEEP if deadline is None else min(deadline - time.monotonic(), _MAX_SLEEP)
+            if wait <= 0:
+                return _TIMED_OUT
+            try:
+                kind, value = self._queue.get(timeout=wait)
+                break
+            except queue.Empty:
+                continue
         if kind == "frame":
             return value
         self._done = True
         if kind == "error":
             raise value
-        raise StopIteration
+        return None
 
     def close(self) -> None:
         self._stop.set()
         self._thread.join(timeout=0.2)  # a reader blocked on a quiet pipe is a daemon: let it be
 
 
-def _play(screen, args, first, frames: Iterator) -> None:
+def _play(screen, args, first, frames: Iterator, stop: Optional[float] = None) -> None:
+    """Show ``first`` and the rest of ``frames`` on time, until they end or ``stop``.
+
+    ``stop`` (time.monotonic) defaults to ``--duration`` from now; it also cuts
+    short the wait for a slow frame, whether it is slow to come or long to show.
+    """
     status = _Status(args.stats)
     clock = time.monotonic()  # when the current frame is due
-    stop = None if args.duration is None else clock + args.duration
-    item: Optional[Tuple[Any, float]] = first
+    if stop is None and args.duration is not None:
+        stop = clock + args.duration
+    item: Any = first
     unread = object()
     upcoming: Any = unread  # looked ahead at only for a late frame: the last one is never dropped
     try:
@@ -772,12 +964,16 @@ def _play(screen, args, first, frames: Iterator) -> None:
                 break
             late = bool(period) and now >= clock + period and status.shown > 0
             if late and upcoming is unread:
-                upcoming = next(frames, None)
+                upcoming = _next_before(frames, stop)
+                if upcoming is _TIMED_OUT:
+                    break
             if late and upcoming is not None:
                 status.frame(dropped=True)  # its time is over: skip it to catch up
             else:
                 if period and now < clock:
-                    time.sleep(clock - now)
+                    _wait_until(_earlier(clock, stop))
+                    if stop is not None and time.monotonic() >= stop:
+                        break
                 screen.present(frame, fit=args.fit)
                 if not status.shown:
                     clock = status.start = time.monotonic()  # time runs from the first picture
@@ -788,11 +984,12 @@ def _play(screen, args, first, frames: Iterator) -> None:
                 # dropping every frame until the schedule is met.
                 if time.monotonic() - clock > 1.0:
                     clock = time.monotonic()
-            item, upcoming = (next(frames, None) if upcoming is unread else upcoming), unread
+            item, upcoming = (_next_before(frames, stop) if upcoming is unread else upcoming), unread
+            if item is _TIMED_OUT:
+                break
         else:
             # The last frame lasts its time too (so a 2 s animation takes 2 s).
-            end = clock if stop is None else min(clock, stop)
-            time.sleep(max(0.0, end - time.monotonic()))
+            _wait_until(_earlier(clock, stop))
     finally:
         status.finish()
 
@@ -823,15 +1020,18 @@ def _animation_source(args) -> Iterator[Tuple[Any, float]]:
     def frames() -> Iterator[Tuple[np.ndarray, float]]:
         cache: Optional[List[Tuple[np.ndarray, float]]] = [] if args.loop else None
         size = 0
-        for item in decode():
-            if cache is not None:
-                size += item[0].nbytes
-                cache = cache if size <= _CACHE_BYTES else None
+        try:
+            for item in decode():
                 if cache is not None:
-                    cache.append(item)
-            yield item
-        while args.loop:
-            yield from cache if cache is not None else decode()
+                    size += item[0].nbytes
+                    cache = cache if size <= _CACHE_BYTES else None
+                    if cache is not None:
+                        cache.append(item)
+                yield item
+            while args.loop:
+                yield from cache if cache is not None else decode()
+        finally:
+            im.close()
 
     return frames()
 
