@@ -9,16 +9,17 @@ import subprocess
 import sys
 import threading
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, List, Tuple
+from typing import Any
 
 import numpy as np
 import pytest
 from PIL import Image
+from test_cli import ROOT, V32, V565, animation, near, one_error_line, rgb_at, run, solid
 
 import fbgfx
 from fbgfx import cli
-from test_cli import ROOT, V32, V565, animation, near, one_error_line, rgb_at, run, solid
 
 # -- one error line, never a traceback --------------------------------------------------------
 
@@ -30,7 +31,7 @@ def test_absurd_virtual_size_is_one_error_line(capsys: Any) -> None:
     one_error_line(err)
 
 
-def _state_file(tmp_path: Path) -> Tuple[str, Path]:
+def _state_file(tmp_path: Path) -> tuple[str, Path]:
     """A file-backed virtual device made by fbgfx; its spec and its state file."""
     spec = f"virtual:16x8:RGB565:file={tmp_path / 'fb.raw'}"
     fbgfx.open(spec).close()
@@ -71,8 +72,9 @@ def test_play_absurd_fps_is_one_error_line(tmp_path: Path, capsys: Any, monkeypa
     assert "--fps must be 0 or 0.001..1000" in one_error_line(err)
 
 
-@pytest.mark.parametrize("error", [OverflowError("int too large"), RecursionError("maximum recursion depth"),
-                                   MemoryError()])
+@pytest.mark.parametrize(
+    "error", [OverflowError("int too large"), RecursionError("maximum recursion depth"), MemoryError()]
+)
 def test_last_line_of_defence(capsys: Any, monkeypatch: Any, error: BaseException) -> None:
     """OverflowError, RecursionError and MemoryError from anywhere below the CLI are one line, exit 2."""
 
@@ -93,7 +95,7 @@ class FakeClock:
 
     def __init__(self) -> None:
         self.now = 1000.0
-        self.slept: List[float] = []
+        self.slept: list[float] = []
 
     def monotonic(self) -> float:
         return self.now
@@ -112,7 +114,7 @@ def clock(monkeypatch: Any) -> FakeClock:
 
 
 @pytest.mark.parametrize("extra", [[], ["--fps", "0.01"]], ids=["8s-frames", "fps-0.01"])
-def test_play_duration_cuts_a_long_frame(tmp_path: Path, capsys: Any, clock: FakeClock, extra: List[str]) -> None:
+def test_play_duration_cuts_a_long_frame(tmp_path: Path, capsys: Any, clock: FakeClock, extra: list[str]) -> None:
     """play --duration 1 of a GIF with 8-second frames (or at --fps 0.01) ends after 1 s, not 8 s or 100 s."""
     anim = animation(tmp_path / "slow.gif", size=(16, 8), durations=(8000, 8000))
     start = clock.now
@@ -126,8 +128,7 @@ def test_show_and_mode_duration_bound_the_wait(tmp_path: Path, capsys: Any, cloc
     a = solid(tmp_path / "a.png", (8, 8), "red")
     b = solid(tmp_path / "b.png", (8, 8), "blue")
     start = clock.now
-    code, _, err = run(capsys, "show", a, b, "--delay", "8", "--duration", "1", "--out", tmp_path / "o.png",
-                       "-d", V565)
+    code, _, err = run(capsys, "show", a, b, "--delay", "8", "--duration", "1", "--out", tmp_path / "o.png", "-d", V565)
     assert code == 0, err
     assert clock.now - start <= 1.0 + 1e-6
     start = clock.now
@@ -151,8 +152,9 @@ def test_show_duration_does_not_wait_for_a_slow_decode(tmp_path: Path, capsys: A
 
     monkeypatch.setattr(cli, "load_image", slow_load)
     try:
-        code, _, err = run(capsys, "show", a, b, "--delay", "0", "--duration", "0.3", "--out",
-                           tmp_path / "o.png", "-d", V565)
+        code, _, err = run(
+            capsys, "show", a, b, "--delay", "0", "--duration", "0.3", "--out", tmp_path / "o.png", "-d", V565
+        )
         returned_while_decoding = not finished.is_set()
     finally:
         release.set()
@@ -163,9 +165,13 @@ def test_show_duration_does_not_wait_for_a_slow_decode(tmp_path: Path, capsys: A
 
 def test_play_duration_does_not_wait_for_a_quiet_pipe() -> None:
     """play - --duration 0.5 returns although the producer never sends a frame nor closes the pipe."""
-    proc = subprocess.Popen([sys.executable, "-m", "fbgfx", "play", "-", "--size", "8x8", "--duration", "0.5",
-                             "-d", V565], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fbgfx", "play", "-", "--size", "8x8", "--duration", "0.5", "-d", V565],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
     try:
         proc.wait(timeout=60)  # stdin stays open and silent all along
     finally:
@@ -297,7 +303,7 @@ def test_decompression_bomb_warning_is_one_line(tmp_path: Path, capsys: Any, mon
     assert len(lines) == 1 and lines[0].startswith("fbgfx: warning: Image size (1600 pixels) exceeds limit"), err
 
 
-def _big_png(path: Path, width: int, height: int, rgb: Tuple[int, int, int]) -> None:
+def _big_png(path: Path, width: int, height: int, rgb: tuple[int, int, int]) -> None:
     """A solid RGB PNG written row by row (the test never holds the picture)."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
@@ -359,8 +365,9 @@ def test_show_center_of_a_huge_picture_is_exact(tmp_path: Path, capsys: Any) -> 
     path = tmp_path / "r.png"
     im.save(path)
     out = tmp_path / "o.png"
-    code, _, err = run(capsys, "show", path, "--center", "--duration", "0", "--out", out, "-d",
-                       "virtual:101x77:XRGB8888")
+    code, _, err = run(
+        capsys, "show", path, "--center", "--duration", "0", "--out", out, "-d", "virtual:101x77:XRGB8888"
+    )
     assert code == 0, err
     with fbgfx.open("virtual:101x77:XRGB8888") as fb:
         fb.screen().present(im, fit="center")
