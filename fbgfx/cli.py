@@ -321,9 +321,7 @@ def _open(args: argparse.Namespace, read_only: bool = False):
     """
     import fbgfx
 
-    # READ-ONLY OPEN: once fbgfx can open a file-backed virtual device read-only,
-    # pass read_only through here; until then info/grab open it as other commands do.
-    return fbgfx.open(args.device)
+    return fbgfx.open(args.device, readonly=read_only)
 
 
 def _save(fb, path: Optional[str]) -> None:

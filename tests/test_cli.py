@@ -612,8 +612,8 @@ def test_ctrl_c_restores_mode_in_process(monkeypatch, capsys):
     opened = []
     real_open = fbgfx.open
 
-    def recording_open(path=None):
-        fb = real_open(path)
+    def recording_open(path=None, **options):
+        fb = real_open(path, **options)
         opened.append(fb)
         return fb
 

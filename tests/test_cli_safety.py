@@ -48,7 +48,21 @@ def _huge_cmap(state: Path) -> None:
     state.write_text(json.dumps(data))
 
 
-@pytest.mark.parametrize("damage", [_nested, _huge_cmap], ids=["deeply-nested", "huge-numbers"])
+def _wrong_types(state: Path) -> None:
+    data = json.loads(state.read_text())
+    data["var"]["xres"] = "16"
+    state.write_text(json.dumps(data))
+
+
+def _not_json(state: Path) -> None:
+    state.write_text("{ not json")
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [_nested, _huge_cmap, _wrong_types, _not_json],
+    ids=["deeply-nested", "huge-numbers", "wrong-types", "not-json"],
+)
 @pytest.mark.parametrize("command", ["info", "grab"])
 def test_corrupt_state_file_is_one_error_line(tmp_path: Path, capsys: Any, damage: Any, command: str) -> None:
     """A damaged FILE.state.json (nested too deep, numbers too large) gives one error line and exit 2."""
@@ -373,3 +387,31 @@ def test_show_center_of_a_huge_picture_is_exact(tmp_path: Path, capsys: Any) -> 
         fb.screen().present(im, fit="center")
         want = np.asarray(fb.snapshot())
     np.testing.assert_array_equal(np.asarray(Image.open(out).convert("RGB")), want)
+
+
+# -- read-only commands -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["info", "grab"])
+def test_read_only_commands_create_nothing(tmp_path: Path, capsys: Any, command: str) -> None:
+    """info and grab of a file-backed virtual device that does not exist: one error line, no file made."""
+    spec = f"virtual:16x8:RGB565:file={tmp_path / 'fb.raw'}"
+    argv = [command, "-d", spec] + ([str(tmp_path / "g.png")] if command == "grab" else [])
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    one_error_line(err)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_read_only_commands_change_nothing(tmp_path: Path, capsys: Any) -> None:
+    """info and grab leave a file-backed device's memory and state files byte for byte and time for time."""
+    spec = f"virtual:16x8:RGB565:file={tmp_path / 'fb.raw'}"
+    with fbgfx.open(spec) as fb:
+        fb.pixels[...] = 0x1234
+    files = [tmp_path / "fb.raw", tmp_path / "fb.raw.state.json"]
+    before = [(p.read_bytes(), p.stat().st_mtime_ns) for p in files]
+    for argv in (["info"], ["info", "--json"], ["grab", str(tmp_path / "g.png")]):
+        code, _, err = run(capsys, *argv, "-d", spec)
+        assert code == 0, err
+    assert [(p.read_bytes(), p.stat().st_mtime_ns) for p in files] == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fb.raw", "fb.raw.state.json", "g.png"]
