@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _restore
 from .backend import Backend
+from .drm import DrmInfo, find_display, is_drm_spec
 from .errors import FramebufferError, ModeError
 from .modes import resolve_mode_args
 from .pixelformat import PixelFormat, default_palette
@@ -45,13 +46,18 @@ def open(path: Optional[PathLike] = None, *, readonly: bool = False) -> "Framebu
     """Open a framebuffer.
 
     Args:
-        path: ``/dev/fbN``, ``N``, a path-like object, or ``virtual:WIDTHxHEIGHT[:FORMAT]``
-            for a virtual framebuffer (see :func:`fbgfx.virtual.parse_spec`). Defaults to
-            ``$FRAMEBUFFER``, else ``/dev/fb0``.
+        path: ``/dev/fbN``, ``N``, a path-like object, ``virtual:WIDTHxHEIGHT[:FORMAT]``
+            for a virtual framebuffer (see :func:`fbgfx.virtual.parse_spec`), or
+            ``drm:[CARD][:connector=NAME][:mode=WxH[@HZ]][:format=NAME]`` for a display
+            driven through DRM/KMS (see :mod:`fbgfx.drm`). Defaults to
+            ``$FRAMEBUFFER``, else ``/dev/fb0``, else the first DRM card with a
+            connected display (``drm:``) at its preferred mode.
         readonly: Only look (``fbgfx info``, ``fbgfx grab``): create and change nothing.
             A ``file=`` virtual device must exist already and is opened read-only;
             :attr:`Framebuffer.memory` and :attr:`Framebuffer.pixels` are read-only
-            arrays, and pan, mode, palette and blank changes raise ``EPERM``.
+            arrays, and pan, mode, palette and blank changes raise ``EPERM``. A
+            ``drm:`` display cannot be looked at this way (opening it takes it over):
+            :func:`fbgfx.drm.read_scanout` reads what it shows.
 
     Returns:
         An open :class:`Framebuffer`; use it as a context manager.
@@ -62,6 +68,10 @@ def open(path: Optional[PathLike] = None, *, readonly: bool = False) -> "Framebu
     """
     if path is None:
         path = os.environ.get("FRAMEBUFFER") or "/dev/fb0"
+        if path == "/dev/fb0" and not os.path.exists(path):
+            card = find_display()  # kernels without CONFIG_FB_DEVICE have no /dev/fb*
+            if card is not None:
+                path = f"drm:{card}"
     if isinstance(path, int):
         path = f"/dev/fb{path}"
     path = os.fspath(path)
@@ -71,6 +81,17 @@ def open(path: Optional[PathLike] = None, *, readonly: bool = False) -> "Framebu
         from .virtual import VirtualFramebuffer
 
         return VirtualFramebuffer.from_spec(path, readonly=readonly)
+    if is_drm_spec(path):
+        if readonly:
+            raise FramebufferError(
+                errno.EINVAL,
+                "a drm: display cannot be opened read-only (opening it takes the display over); "
+                "fbgfx.drm.read_scanout() reads what it shows",
+                path,
+            )
+        from .drm import DrmDevice
+
+        return Framebuffer(DrmDevice.open(path), path)
     from ._kernel import KernelDevice
 
     return Framebuffer(KernelDevice(path), path, readonly=readonly)
@@ -93,6 +114,10 @@ class Framebuffer:
         self._vsync: Optional[bool] = None
         self._palette: Optional[np.ndarray] = None
         self._closed = False
+        # Only a DRM/KMS backend has these: its state, page-flip completion, DIRTYFB.
+        self._drm_info = getattr(device, "drm_info", None)
+        self._wait_flip = getattr(device, "wait_flip", None)
+        self._dirty = getattr(device, "dirty", None)
         try:
             self._load()
         except BaseException:
@@ -155,13 +180,65 @@ class Framebuffer:
 
     @property
     def var(self) -> VarScreenInfo:
-        """The current ``fb_var_screeninfo``."""
+        """The current ``fb_var_screeninfo``.
+
+        Raises:
+            FramebufferError: ``ENOTTY`` on a ``drm:`` display, which has none (use
+                :attr:`width`, :attr:`height`, :attr:`stride`, :attr:`format`, :attr:`drm`).
+        """
+        if self._drm_info is not None:
+            raise _fbdev_only("fb.var (fb_var_screeninfo)", self.path)
         return self._var
 
     @property
     def fix(self) -> FixScreenInfo:
-        """The current ``fb_fix_screeninfo``."""
+        """The current ``fb_fix_screeninfo``.
+
+        Raises:
+            FramebufferError: ``ENOTTY`` on a ``drm:`` display, which has none.
+        """
+        if self._drm_info is not None:
+            raise _fbdev_only("fb.fix (fb_fix_screeninfo)", self.path)
         return self._fix
+
+    @property
+    def drm(self) -> Optional[DrmInfo]:
+        """On a ``drm:`` display its card, driver, connector, CRTC, plane, mode, format
+        and page-flip counts (:class:`fbgfx.drm.DrmInfo`); None on fbdev."""
+        if self._drm_info is None:
+            return None
+        self._check_open()
+        info: DrmInfo = self._drm_info()
+        return info
+
+    def flush(self, boxes: Optional[Any] = None) -> None:
+        """Show pixels written straight into :attr:`pixels`.
+
+        fbdev shows them by itself. A ``drm:`` display whose driver scans out a copy
+        (virtio-gpu, cirrus, SPI panels) shows them once told which rectangles changed
+        (``DIRTYFB``); :class:`fbgfx.Screen` does this on every flip.
+
+        Args:
+            boxes: (left, top, right, bottom) rectangles, right and bottom exclusive;
+                None: the whole screen.
+        """
+        self._check_open()
+        if self._dirty is not None:
+            rects = None if boxes is None else [tuple(int(v) for v in box) for box in boxes]
+            self._dirty(rects)
+
+    def wait_flip(self) -> bool:
+        """Wait until the last page flip is on screen.
+
+        Returns:
+            True when a flip was in flight (``drm:``), False when none was (and always
+            on fbdev, whose pan takes effect at once or at the next vblank by itself).
+        """
+        self._check_open()
+        if self._wait_flip is None:
+            return False
+        done: bool = self._wait_flip()
+        return done
 
     @property
     def format(self) -> PixelFormat:
@@ -545,6 +622,8 @@ class Framebuffer:
         describe = _describe_mode(asked)
         try:
             tested = self._device.put_var(want.replace(activate=FB_ACTIVATE_TEST))
+        except ModeError:
+            raise  # the backend said why (a drm: display lists its connector's modes)
         except OSError as e:
             raise ModeError(e.errno, f"the driver refused {describe} ({os.strerror(e.errno)})", self.path, asked) from None
         mismatch = _mode_mismatch(asked, tested)
@@ -627,6 +706,14 @@ def _mode_mismatch(asked: Dict[str, int], got: VarScreenInfo) -> str:
     if ok:
         return ""
     return _describe_mode({k: getattr(got, k) for k in asked})
+
+
+def _fbdev_only(what: str, path: str) -> FramebufferError:
+    return FramebufferError(
+        errno.ENOTTY,
+        f"{what} is fbdev-only: a drm: display has none; use width, height, stride, format and fb.drm",
+        path,
+    )
 
 
 def _describe_mode(m: Dict[str, int]) -> str:

@@ -37,6 +37,7 @@ ffibuilder.set_source(
     # -fno-wrapv undoes Python's -fwrapv, which stops GCC vectorising int-indexed loops.
     extra_compile_args=["-O3", "-std=gnu11", "-fno-strict-aliasing", "-fno-wrapv"],
     py_limited_api=True,
+    include_dirs=[str(HERE)],  # native/drm_uapi.h
 )
 
 if __name__ == "__main__":
