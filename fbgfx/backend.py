@@ -11,10 +11,11 @@ as missing. ``Framebuffer`` never asks which backend it has.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Protocol
+from typing import Any, Optional, Protocol, Sequence, Union
 
 import numpy as np
 
+from .modes import Mode
 from .screeninfo import FixScreenInfo, VarScreenInfo
 
 __all__ = ["Backend"]
@@ -25,16 +26,22 @@ class Backend(Protocol):
 
     Attributes:
         path: The device as the user named it, for messages.
-        mode_list: Mode strings the device lists itself (``"800x600-16"``), or None
-            to look them up in sysfs and ``/etc/fb.modes``.
+        mode_list: Mode strings the device lists itself (``"800x600-16"``) or
+            :class:`fbgfx.modes.Mode` objects (a DRM connector's modes, with refresh
+            rates), or None to look them up in sysfs and ``/etc/fb.modes``.
         shared: True when other processes may open and change the same device (every
             kernel device, a file-backed virtual one): state must be re-read, not
             cached, and restore must touch only what this process changed.
     """
 
     path: str
-    mode_list: Optional[List[str]]
     shared: bool
+
+    @property
+    def mode_list(self) -> Optional[Sequence[Union[str, Mode]]]:
+        """See the class's attributes (read-only here, so that each backend may hold
+        a list of its own element type)."""
+        ...
 
     def get_var(self) -> VarScreenInfo:
         """The current mode (``FBIOGET_VSCREENINFO``)."""

@@ -42,8 +42,9 @@ import select
 import struct
 import time
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable
 
 import numpy as np
 
@@ -85,8 +86,27 @@ FLIP_TIMEOUT = 5.0
 
 # Connector type names as the kernel spells them in /sys/class/drm/card0-<name>-<n>.
 CONNECTOR_TYPES = (
-    "Unknown", "VGA", "DVI-I", "DVI-D", "DVI-A", "Composite", "SVIDEO", "LVDS", "Component",
-    "DIN", "DP", "HDMI-A", "HDMI-B", "TV", "eDP", "Virtual", "DSI", "DPI", "Writeback", "SPI", "USB",
+    "Unknown",
+    "VGA",
+    "DVI-I",
+    "DVI-D",
+    "DVI-A",
+    "Composite",
+    "SVIDEO",
+    "LVDS",
+    "Component",
+    "DIN",
+    "DP",
+    "HDMI-A",
+    "HDMI-B",
+    "TV",
+    "eDP",
+    "Virtual",
+    "DSI",
+    "DPI",
+    "Writeback",
+    "SPI",
+    "USB",
 )
 _MODE_FLAG_INTERLACE = 1 << 4
 _VERSION_NAME_LEN = 64
@@ -106,7 +126,7 @@ def fourcc_name(value: int) -> str:
 
 
 #: The fourccs fbgfx draws in: fbgfx format name -> (fourcc code, bpp, red, green, blue).
-FOURCC_FORMATS: Dict[str, Tuple[str, int, Tuple[int, int], Tuple[int, int], Tuple[int, int]]] = {
+FOURCC_FORMATS: dict[str, tuple[str, int, tuple[int, int], tuple[int, int], tuple[int, int]]] = {
     "XRGB8888": ("XR24", 32, (16, 8), (8, 8), (0, 8)),
     "XBGR8888": ("XB24", 32, (0, 8), (8, 8), (16, 8)),
     "RGB565": ("RG16", 16, (11, 5), (5, 6), (0, 5)),
@@ -166,8 +186,17 @@ class DrmMode:
 
     def to_mode(self) -> Mode:
         """This mode as a :class:`fbgfx.modes.Mode` (what ``fb.modes()`` lists)."""
-        return Mode(self.hdisplay, self.vdisplay, None, None, None, self.vrefresh or None, self.interlaced,
-                    self.name, "connector")
+        return Mode(
+            self.hdisplay,
+            self.vdisplay,
+            None,
+            None,
+            None,
+            self.vrefresh or None,
+            self.interlaced,
+            self.name,
+            "connector",
+        )
 
 
 _MODE_FIELDS = tuple(f.name for f in dataclasses.fields(DrmMode) if f.name != "name")
@@ -180,9 +209,9 @@ class Connector:
     id: int
     name: str
     connected: bool
-    modes: Tuple[DrmMode, ...]
+    modes: tuple[DrmMode, ...]
     encoder_id: int
-    encoders: Tuple[int, ...]
+    encoders: tuple[int, ...]
     mm_width: int = 0
     mm_height: int = 0
 
@@ -204,7 +233,7 @@ class CrtcState:
     fb_id: int
     x: int
     y: int
-    mode: Optional[DrmMode]
+    mode: DrmMode | None
 
 
 @dataclass(frozen=True)
@@ -215,7 +244,7 @@ class Plane:
     crtc_id: int
     fb_id: int
     possible_crtcs: int
-    formats: Tuple[str, ...]
+    formats: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -258,10 +287,10 @@ class DrmInfo:
     mode: DrmMode
     fourcc: str
     pages: int
-    fb_ids: Tuple[int, ...]
+    fb_ids: tuple[int, ...]
     flips: int
     flip_events: int
-    plane_formats: Tuple[str, ...]
+    plane_formats: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -270,9 +299,9 @@ class CardInfo:
 
     path: str
     driver: str
-    connectors: Tuple[Connector, ...]
-    crtcs: Tuple[CrtcState, ...]
-    planes: Tuple[Plane, ...]
+    connectors: tuple[Connector, ...]
+    crtcs: tuple[CrtcState, ...]
+    planes: tuple[Plane, ...]
 
 
 # -- the card: thin ioctl wrappers -------------------------------------------------------------
@@ -306,7 +335,9 @@ class Card:
         try:
             st = os.fstat(self.fd)
             if not (os.major(st.st_rdev) == DRM_MAJOR and (st.st_mode & 0o170000) == 0o020000):
-                raise FramebufferError(errno.ENOTTY, "not a DRM card (expected a /dev/dri/cardN character device)", path)
+                raise FramebufferError(
+                    errno.ENOTTY, "not a DRM card (expected a /dev/dri/cardN character device)", path
+                )
         except BaseException:
             os.close(self.fd)
             raise
@@ -348,7 +379,7 @@ class Card:
 
     # -- mode objects
 
-    def resources(self) -> Tuple[List[int], List[int], List[int]]:
+    def resources(self) -> tuple[list[int], list[int], list[int]]:
         """(CRTC ids, connector ids, encoder ids), in the card's order."""
         doing = "reading the card's resources (DRM_IOCTL_MODE_GETRESOURCES)"
         for _ in range(5):  # the counts can change between the two calls (hotplug)
@@ -363,8 +394,11 @@ class Card:
             res2.encoder_id_ptr = _addr(encs)
             self._ioctl(lib.DRM_IOCTL_MODE_GETRESOURCES, res2, doing)
             if (res2.count_crtcs, res2.count_connectors, res2.count_encoders) == counts:
-                return ([crtcs[i] for i in range(counts[0])], [conns[i] for i in range(counts[1])],
-                        [encs[i] for i in range(counts[2])])
+                return (
+                    [crtcs[i] for i in range(counts[0])],
+                    [conns[i] for i in range(counts[1])],
+                    [encs[i] for i in range(counts[2])],
+                )
         raise FramebufferError(errno.EAGAIN, doing + ": the card kept changing", self.path)
 
     def connector(self, connector_id: int) -> Connector:
@@ -411,8 +445,9 @@ class Card:
         self._ioctl(lib.DRM_IOCTL_MODE_GETCRTC, c, "reading a CRTC (DRM_IOCTL_MODE_GETCRTC)")
         return CrtcState(crtc_id, c.fb_id, c.x, c.y, _mode_from_c(c.mode) if c.mode_valid else None)
 
-    def set_crtc(self, crtc_id: int, fb_id: int, x: int, y: int, connectors: Sequence[int],
-                 mode: Optional[DrmMode]) -> None:
+    def set_crtc(
+        self, crtc_id: int, fb_id: int, x: int, y: int, connectors: Sequence[int], mode: DrmMode | None
+    ) -> None:
         c = ffi.new("struct drm_mode_crtc *")
         conns = ffi.new("uint32_t[]", list(connectors) or [0])
         c.crtc_id, c.fb_id, c.x, c.y = crtc_id, fb_id, x, y
@@ -423,7 +458,7 @@ class Card:
             _mode_to_c(mode, c.mode)
         self._ioctl(lib.DRM_IOCTL_MODE_SETCRTC, c, "setting the CRTC (DRM_IOCTL_MODE_SETCRTC)")
 
-    def planes(self) -> List[Plane]:
+    def planes(self) -> list[Plane]:
         # Without this client cap the primary planes are hidden.
         self.set_client_cap(lib.DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1)
         doing = "reading the planes (DRM_IOCTL_MODE_GETPLANERESOURCES)"
@@ -449,11 +484,13 @@ class Card:
 
     # -- buffers
 
-    def create_dumb(self, width: int, height: int, bpp: int) -> Tuple[int, int, int]:
+    def create_dumb(self, width: int, height: int, bpp: int) -> tuple[int, int, int]:
         """(handle, pitch, size) of a new dumb buffer."""
         d = ffi.new("struct drm_mode_create_dumb *")
         d.width, d.height, d.bpp = width, height, bpp
-        self._ioctl(lib.DRM_IOCTL_MODE_CREATE_DUMB, d, f"creating a {width}x{height} buffer (DRM_IOCTL_MODE_CREATE_DUMB)")
+        self._ioctl(
+            lib.DRM_IOCTL_MODE_CREATE_DUMB, d, f"creating a {width}x{height} buffer (DRM_IOCTL_MODE_CREATE_DUMB)"
+        )
         return d.handle, d.pitch, int(d.size)
 
     def map_offset(self, handle: int) -> int:
@@ -476,7 +513,9 @@ class Card:
         f = ffi.new("struct drm_mode_fb_cmd2 *")
         f.width, f.height, f.pixel_format = width, height, fourcc(code)
         f.handles[0], f.pitches[0], f.offsets[0] = handle, pitch, offset
-        self._ioctl(lib.DRM_IOCTL_MODE_ADDFB2, f, f"adding a {width}x{height} {code} framebuffer (DRM_IOCTL_MODE_ADDFB2)")
+        self._ioctl(
+            lib.DRM_IOCTL_MODE_ADDFB2, f, f"adding a {width}x{height} {code} framebuffer (DRM_IOCTL_MODE_ADDFB2)"
+        )
         return int(f.fb_id)
 
     def rm_fb(self, fb_id: int) -> None:
@@ -489,7 +528,9 @@ class Card:
         f.fb_id = fb_id
         rc = lib.fbgfx_drm_ioctl(self.fd, lib.DRM_IOCTL_MODE_GETFB2, f)
         if rc == 0:
-            return FbInfo(fb_id, f.width, f.height, fourcc_name(f.pixel_format), f.handles[0], f.pitches[0], f.offsets[0])
+            return FbInfo(
+                fb_id, f.width, f.height, fourcc_name(f.pixel_format), f.handles[0], f.pitches[0], f.offsets[0]
+            )
         if rc not in (-errno.EINVAL, -errno.ENOTTY):
             check(rc, "reading the framebuffer on screen (DRM_IOCTL_MODE_GETFB2)", self.path)
         # GETFB2 is from Linux 5.7; GETFB knows depth and bpp only.
@@ -504,7 +545,7 @@ class Card:
         p.crtc_id, p.fb_id, p.flags, p.user_data = crtc_id, fb_id, lib.DRM_MODE_PAGE_FLIP_EVENT, user_data
         self._ioctl(lib.DRM_IOCTL_MODE_PAGE_FLIP, p, "flipping pages (DRM_IOCTL_MODE_PAGE_FLIP)")
 
-    def dirty_fb(self, fb_id: int, rects: Sequence[Tuple[int, int, int, int]]) -> None:
+    def dirty_fb(self, fb_id: int, rects: Sequence[tuple[int, int, int, int]]) -> None:
         """Tell the driver which rectangles (x0, y0, x1, y1; x1/y1 exclusive) changed."""
         clips = ffi.new("struct drm_clip_rect[]", max(len(rects), 1))
         for i, (x0, y0, x1, y1) in enumerate(rects):
@@ -516,7 +557,7 @@ class Card:
     def wait_vblank(self, crtc_index: int) -> None:
         check(lib.fbgfx_drm_wait_vblank(self.fd, crtc_index), "waiting for vblank (DRM_IOCTL_WAIT_VBLANK)", self.path)
 
-    def read_events(self, timeout: float) -> List[Tuple[int, int, int, int]]:
+    def read_events(self, timeout: float) -> list[tuple[int, int, int, int]]:
         """Wait up to ``timeout`` s for events: (type, user_data, sequence, crtc_id) each."""
         ready, _, _ = select.select([self.fd], [], [], max(timeout, 0))
         if not ready:
@@ -538,12 +579,16 @@ class Card:
             pos += length
         return events
 
-    def map_pages(self, offsets: Sequence[int], size: int) -> Tuple[Any, int]:
+    def map_pages(self, offsets: Sequence[int], size: int) -> tuple[Any, int]:
         """Map buffers end to end: (an object with the buffer protocol, its address)."""
         out = ffi.new("void **")
         offs = ffi.new("uint64_t[]", list(offsets))
         total = size * len(offsets)
-        check(lib.fbgfx_drm_map_pages(self.fd, offs, len(offsets), size, out), f"mapping {total} bytes of buffers", self.path)
+        check(
+            lib.fbgfx_drm_map_pages(self.fd, offs, len(offsets), size, out),
+            f"mapping {total} bytes of buffers",
+            self.path,
+        )
         addr = int(ffi.cast("uintptr_t", out[0]))
         # munmap only when the last NumPy view of it is gone (the buffer keeps the
         # pointer alive); detach() has replaced the buffers by then.
@@ -583,13 +628,13 @@ def _mode_to_c(mode: DrmMode, c: Any) -> None:
 # -- finding a display -------------------------------------------------------------------------
 
 
-def find_cards(dri_dir: str = DRI_DIR) -> List[str]:
+def find_cards(dri_dir: str = DRI_DIR) -> list[str]:
     """The DRM card nodes (``/dev/dri/card0`` ...), in number order."""
     cards = glob.glob(os.path.join(dri_dir, "card[0-9]*"))
     return sorted(cards, key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0))
 
 
-def parse_spec(spec: str) -> Tuple[Optional[str], Dict[str, str]]:
+def parse_spec(spec: str) -> tuple[str | None, dict[str, str]]:
     """Split a ``drm:`` spec into the card path (None: find one) and its options.
 
     ``"drm:"``, ``"drm:/dev/dri/card1"``, ``"drm:card0"``,
@@ -601,8 +646,8 @@ def parse_spec(spec: str) -> Tuple[Optional[str], Dict[str, str]]:
     if spec != "drm" and not spec.startswith("drm:"):
         raise ValueError(f"not a drm: device {spec!r}")
     parts = spec[4:].split(":") if spec.startswith("drm:") else []
-    card: Optional[str] = None
-    options: Dict[str, str] = {}
+    card: str | None = None
+    options: dict[str, str] = {}
     for i, part in enumerate(parts):
         if not part:
             continue
@@ -614,7 +659,9 @@ def parse_spec(spec: str) -> Tuple[Optional[str], Dict[str, str]]:
         elif i == 0 and card is None:
             card = part if part.startswith("/") else os.path.join(DRI_DIR, part)
         else:
-            raise ValueError(f"bad drm: spec {spec!r}: expected drm:[CARD][:connector=NAME][:mode=WxH[@HZ]][:format=NAME]")
+            raise ValueError(
+                f"bad drm: spec {spec!r}: expected drm:[CARD][:connector=NAME][:mode=WxH[@HZ]][:format=NAME]"
+            )
     if "mode" in options:
         _parse_mode_option(options["mode"])
     if "format" in options and options["format"].upper() not in FOURCC_FORMATS:
@@ -622,7 +669,7 @@ def parse_spec(spec: str) -> Tuple[Optional[str], Dict[str, str]]:
     return card, options
 
 
-def _parse_mode_option(text: str) -> Tuple[int, int, Optional[int]]:
+def _parse_mode_option(text: str) -> tuple[int, int, int | None]:
     m = re.fullmatch(r"(\d+)x(\d+)(?:@(\d+))?", text.strip().lower())
     if not m or not int(m.group(1)) or not int(m.group(2)):
         raise ValueError(f"bad drm: mode {text!r}: expected WIDTHxHEIGHT[@HZ], e.g. 1280x720@60")
@@ -641,13 +688,14 @@ def probe(path: str) -> CardInfo:
             planes = tuple(card.planes())
         except FramebufferError:
             planes = ()
-        return CardInfo(path, card.driver(), tuple(card.connector(c) for c in conns),
-                        tuple(card.crtc(c) for c in crtcs), planes)
+        return CardInfo(
+            path, card.driver(), tuple(card.connector(c) for c in conns), tuple(card.crtc(c) for c in crtcs), planes
+        )
     finally:
         card.close()
 
 
-def find_display(dri_dir: str = DRI_DIR) -> Optional[str]:
+def find_display(dri_dir: str = DRI_DIR) -> str | None:
     """The first card with a connected connector, or None."""
     for path in find_cards(dri_dir):
         try:
@@ -665,7 +713,7 @@ def find_display(dri_dir: str = DRI_DIR) -> Optional[str]:
     return None
 
 
-def read_scanout(path: str, connector: Optional[str] = None) -> Tuple[str, np.ndarray]:
+def read_scanout(path: str, connector: str | None = None) -> tuple[str, np.ndarray]:
     """What a card shows now: (fbgfx format name, native pixels (height, width) array).
 
     Reads the framebuffer on the connector's CRTC (or the first lit CRTC) through
@@ -684,8 +732,9 @@ def read_scanout(path: str, connector: Optional[str] = None) -> Tuple[str, np.nd
             found = [card.connector(c) for c in conns]
             match = [c for c in found if c.name == connector]
             if not match:
-                raise FramebufferError(errno.ENODEV, f"no connector {connector!r}; connectors: "
-                                       f"{', '.join(c.name for c in found)}", path)
+                raise FramebufferError(
+                    errno.ENODEV, f"no connector {connector!r}; connectors: {', '.join(c.name for c in found)}", path
+                )
             enc = match[0].encoder_id
             crtc_ids = [card.encoder(enc).crtc_id] if enc else []
         states = [card.crtc(c) for c in crtc_ids if c]
@@ -695,14 +744,18 @@ def read_scanout(path: str, connector: Optional[str] = None) -> Tuple[str, np.nd
         state = lit[0]
         info = card.get_fb(state.fb_id)
         if not info.handle:
-            raise FramebufferError(errno.EACCES, "the kernel gives the buffer on screen only to root or the DRM "
-                                   "master: run as root (sudo)", path)
+            raise FramebufferError(
+                errno.EACCES,
+                "the kernel gives the buffer on screen only to root or the DRM master: run as root (sudo)",
+                path,
+            )
         try:
             code = _ALPHA_ALIASES.get(info.fourcc, info.fourcc)
             name = _BY_FOURCC.get(code)
             if name is None:
-                raise FramebufferError(errno.ENOTSUP, f"the framebuffer on screen is {info.fourcc}, which fbgfx does "
-                                       "not read", path)
+                raise FramebufferError(
+                    errno.ENOTSUP, f"the framebuffer on screen is {info.fourcc}, which fbgfx does not read", path
+                )
             bpp = FOURCC_FORMATS[name][1]
             w, h = state.mode.hdisplay, state.mode.vdisplay  # type: ignore[union-attr]
             start = info.offset + state.y * info.pitch + state.x * bpp // 8
@@ -726,8 +779,8 @@ class _Buffers:
     """The dumb buffers of one mode, mapped end to end, and their framebuffer ids."""
 
     def __init__(self) -> None:
-        self.handles: List[int] = []
-        self.fb_ids: List[int] = []
+        self.handles: list[int] = []
+        self.fb_ids: list[int] = []
         self.width = self.height = self.rows = self.pitch = self.size = 0
         self.fourcc = "XR24"
         self.bpp = 32
@@ -762,21 +815,29 @@ class DrmDevice:
     #: Other processes can open the same card.
     shared = True
 
-    def __init__(self, card: Any, path: str, *, connector: Optional[str] = None, mode: Optional[str] = None,
-                 format: Optional[str] = None, console: bool = True) -> None:
+    def __init__(
+        self,
+        card: Any,
+        path: str,
+        *,
+        connector: str | None = None,
+        mode: str | None = None,
+        format: str | None = None,
+        console: bool = True,
+    ) -> None:
         self.card = card
         self.path = path
         self._closed = False
-        self._buffers: Optional[_Buffers] = None
+        self._buffers: _Buffers | None = None
         self._front = 0
-        self._pending: Optional[int] = None  # user_data of the flip in flight
+        self._pending: int | None = None  # user_data of the flip in flight
         self._flips = 0
         self._events = 0
         self._blanked = False
         self._dirty_ok = True
-        self._saved: Optional[CrtcState] = None
-        self._saved_connectors: List[int] = []
-        self._console: Optional[Console] = None
+        self._saved: CrtcState | None = None
+        self._saved_connectors: list[int] = []
+        self._console: Console | None = None
         try:
             self._open(connector, mode, format, console)
         except BaseException:
@@ -797,12 +858,18 @@ class DrmDevice:
                     + (f" (cards: {', '.join(cards)})" if cards else " (no /dev/dri/card*: no DRM driver loaded)"),
                     spec,
                 )
-        return cls(Card(path), spec, connector=options.get("connector"), mode=options.get("mode"),
-                   format=options.get("format"), console=console)
+        return cls(
+            Card(path),
+            spec,
+            connector=options.get("connector"),
+            mode=options.get("mode"),
+            format=options.get("format"),
+            console=console,
+        )
 
     # -- opening -------------------------------------------------------------------------------
 
-    def _open(self, connector_name: Optional[str], mode_text: Optional[str], fmt: Optional[str], console: bool) -> None:
+    def _open(self, connector_name: str | None, mode_text: str | None, fmt: str | None, console: bool) -> None:
         card = self.card
         self.driver = card.driver()
         try:
@@ -817,6 +884,8 @@ class DrmDevice:
         connectors = [card.connector(c) for c in conns]
         self.connector = self._pick_connector(connectors, connector_name)
         self.mode_choices = list(self.connector.modes)
+        #: The connector's modes, as ``fb.modes()`` lists them.
+        self.mode_list: list[Mode] = [m.to_mode() for m in self.mode_choices]
         if not self.mode_choices:
             raise FramebufferError(errno.ENODEV, f"connector {self.connector.name} lists no modes", self.path)
         mode = self._pick_mode(mode_text)
@@ -826,7 +895,9 @@ class DrmDevice:
         name = (fmt or "XRGB8888").upper()
         self._check_format(name)
         self._saved = card.crtc(self.crtc_id)
-        self._saved_connectors = [c.id for c in connectors if c.encoder_id and self._encoder_crtc(c.encoder_id) == self.crtc_id]
+        self._saved_connectors = [
+            c.id for c in connectors if c.encoder_id and self._encoder_crtc(c.encoder_id) == self.crtc_id
+        ]
         if console:
             # Graphics mode before the CRTC is ours, so it is restored after it.
             self._console = Console(find_vt(), owns=True)
@@ -851,8 +922,10 @@ class DrmDevice:
                 ) from None
             raise
 
-    def _pick_connector(self, connectors: List[Connector], name: Optional[str]) -> Connector:
-        listing = ", ".join(f"{c.name} ({'connected' if c.connected else 'disconnected'})" for c in connectors) or "none"
+    def _pick_connector(self, connectors: list[Connector], name: str | None) -> Connector:
+        listing = (
+            ", ".join(f"{c.name} ({'connected' if c.connected else 'disconnected'})" for c in connectors) or "none"
+        )
         if name is not None:
             for c in connectors:
                 if c.name == name:
@@ -865,7 +938,7 @@ class DrmDevice:
                 return c
         raise FramebufferError(errno.ENODEV, f"no connected display; connectors: {listing}", self.path)
 
-    def _pick_mode(self, text: Optional[str]) -> DrmMode:
+    def _pick_mode(self, text: str | None) -> DrmMode:
         modes = self.mode_choices
         if text is None:
             return next((m for m in modes if m.preferred), modes[0])
@@ -873,11 +946,15 @@ class DrmDevice:
         for m in modes:
             if (m.hdisplay, m.vdisplay) == (w, h) and (hz is None or m.vrefresh == hz):
                 return m
-        raise ModeError(errno.EINVAL, f"{text} is not a mode of {self.connector.name}; its modes: {self._mode_listing()}",
-                        self.path, {"xres": w, "yres": h})
+        raise ModeError(
+            errno.EINVAL,
+            f"{text} is not a mode of {self.connector.name}; its modes: {self._mode_listing()}",
+            self.path,
+            {"xres": w, "yres": h},
+        )
 
     def _mode_listing(self) -> str:
-        seen: List[str] = []
+        seen: list[str] = []
         for m in self.mode_choices:
             if str(m) not in seen:
                 seen.append(str(m))
@@ -889,7 +966,7 @@ class DrmDevice:
         except FramebufferError:
             return 0
 
-    def _pick_crtc(self, connectors: List[Connector]) -> int:
+    def _pick_crtc(self, connectors: list[Connector]) -> int:
         conn = self.connector
         if conn.encoder_id:
             crtc = self._encoder_crtc(conn.encoder_id)
@@ -906,16 +983,16 @@ class DrmDevice:
                     return int(crtc)
         raise FramebufferError(errno.ENODEV, f"no CRTC can drive connector {conn.name}", self.path)
 
-    def _planes(self) -> List[Plane]:
+    def _planes(self) -> list[Plane]:
         try:
             return list(self.card.planes())
         except FramebufferError:
             return []
 
-    def plane_formats(self) -> Tuple[str, ...]:
+    def plane_formats(self) -> tuple[str, ...]:
         """The formats the planes that can show on this CRTC scan out."""
         bit = 1 << self._crtc_index
-        found: List[str] = []
+        found: list[str] = []
         for p in self.planes:
             if p.possible_crtcs & bit:
                 found += [f for f in p.formats if f not in found]
@@ -928,8 +1005,11 @@ class DrmDevice:
         offered = self.plane_formats()
         if offered and code not in offered:
             readable = [_BY_FOURCC[c] for c in offered if c in _BY_FOURCC]
-            raise FramebufferError(errno.EINVAL, f"the display does not scan out {name} ({code}); it offers "
-                                   f"{', '.join(readable) or ', '.join(offered)}", self.path)
+            raise FramebufferError(
+                errno.EINVAL,
+                f"the display does not scan out {name} ({code}); it offers {', '.join(readable) or ', '.join(offered)}",
+                self.path,
+            )
 
     # -- buffers ------------------------------------------------------------------------------------
 
@@ -963,8 +1043,12 @@ class DrmDevice:
                 else:
                     self.card.destroy_dumb(handle)
             if bufs.size % page or bufs.size % bufs.pitch:
-                raise FramebufferError(errno.EINVAL, f"the driver made a {bufs.size}-byte buffer for {bufs.pitch}-byte "
-                                       "rows, which cannot be mapped page by page", self.path)
+                raise FramebufferError(
+                    errno.EINVAL,
+                    f"the driver made a {bufs.size}-byte buffer for {bufs.pitch}-byte "
+                    "rows, which cannot be mapped page by page",
+                    self.path,
+                )
             for handle in bufs.handles:
                 bufs.fb_ids.append(self.card.add_fb2(bufs.width, bufs.height, code, handle, bufs.pitch))
             offsets = [self.card.map_offset(h) for h in bufs.handles]
@@ -976,7 +1060,7 @@ class DrmDevice:
 
     def _free(self, bufs: _Buffers) -> None:
         """Forget a set of buffers: views of them stay valid but show nothing."""
-        steps: List[Tuple[str, Callable[[Any], None], Any]] = []
+        steps: list[tuple[str, Callable[[Any], None], Any]] = []
         if bufs.addr:
             steps.append(("mapping", self._detach, bufs))
         steps += [("framebuffer", self.card.rm_fb, f) for f in bufs.fb_ids]
@@ -998,11 +1082,6 @@ class DrmDevice:
 
     # -- Backend: screen info -------------------------------------------------------------------
 
-    @property
-    def mode_list(self) -> List[Mode]:
-        """The connector's modes, as ``fb.modes()`` lists them."""
-        return [m.to_mode() for m in self.mode_choices]
-
     def get_var(self) -> VarScreenInfo:
         bufs = self._bufs()
         return self._var_for(self.mode, bufs.fourcc, bufs.rows, bufs.pages).replace(yoffset=self._front * bufs.rows)
@@ -1012,22 +1091,35 @@ class DrmDevice:
         _, bpp, red, green, blue = FOURCC_FORMATS[name]
         clock = mode.clock or 1
         return VarScreenInfo(
-            xres=mode.hdisplay, yres=mode.vdisplay, xres_virtual=mode.hdisplay,
+            xres=mode.hdisplay,
+            yres=mode.vdisplay,
+            xres_virtual=mode.hdisplay,
             yres_virtual=rows * pages if pages > 1 else mode.vdisplay,
-            bits_per_pixel=bpp, red=Bitfield(*red), green=Bitfield(*green), blue=Bitfield(*blue),
-            height=self.connector.mm_height or 0, width=self.connector.mm_width or 0,
+            bits_per_pixel=bpp,
+            red=Bitfield(*red),
+            green=Bitfield(*green),
+            blue=Bitfield(*blue),
+            height=self.connector.mm_height or 0,
+            width=self.connector.mm_width or 0,
             pixclock=1_000_000_000 // clock,  # picoseconds from kHz
-            left_margin=mode.htotal - mode.hsync_end, right_margin=mode.hsync_start - mode.hdisplay,
-            upper_margin=mode.vtotal - mode.vsync_end, lower_margin=mode.vsync_start - mode.vdisplay,
-            hsync_len=mode.hsync_end - mode.hsync_start, vsync_len=mode.vsync_end - mode.vsync_start,
+            left_margin=mode.htotal - mode.hsync_end,
+            right_margin=mode.hsync_start - mode.hdisplay,
+            upper_margin=mode.vtotal - mode.vsync_end,
+            lower_margin=mode.vsync_start - mode.vdisplay,
+            hsync_len=mode.hsync_end - mode.hsync_start,
+            vsync_len=mode.vsync_end - mode.vsync_start,
             vmode=1 if mode.interlaced else 0,
         )
 
     def get_fix(self) -> FixScreenInfo:
         bufs = self._bufs()
         return FixScreenInfo(
-            id=self.driver[:15], smem_start=bufs.addr, smem_len=bufs.size * bufs.pages,
-            visual=FB_VISUAL_TRUECOLOR, ypanstep=bufs.rows if bufs.pages > 1 else 0, line_length=bufs.pitch,
+            id=self.driver[:15],
+            smem_start=bufs.addr,
+            smem_len=bufs.size * bufs.pages,
+            visual=FB_VISUAL_TRUECOLOR,
+            ypanstep=bufs.rows if bufs.pages > 1 else 0,
+            line_length=bufs.pitch,
         )
 
     def put_var(self, var: VarScreenInfo) -> VarScreenInfo:
@@ -1036,8 +1128,11 @@ class DrmDevice:
         mode = self._mode_for(var)
         name = self._format_for(var, bufs)
         if var.activate & FB_ACTIVATE_TEST:
-            rows = bufs.rows if (mode.hdisplay, mode.vdisplay, name) == (bufs.width, bufs.height, _BY_FOURCC[bufs.fourcc]) \
+            rows = (
+                bufs.rows
+                if (mode.hdisplay, mode.vdisplay, name) == (bufs.width, bufs.height, _BY_FOURCC[bufs.fourcc])
                 else mode.vdisplay
+            )
             want = self._var_for(mode, FOURCC_FORMATS[name][0], rows, 2)
             self._check_virtual(var, want)
             return want
@@ -1064,8 +1159,12 @@ class DrmDevice:
         for m in self.mode_choices:
             if (m.hdisplay, m.vdisplay) == (var.xres, var.yres):
                 return m
-        raise ModeError(errno.EINVAL, f"{var.xres}x{var.yres} is not a mode of {self.connector.name}; its modes: "
-                        f"{self._mode_listing()}", self.path, {"xres": var.xres, "yres": var.yres})
+        raise ModeError(
+            errno.EINVAL,
+            f"{var.xres}x{var.yres} is not a mode of {self.connector.name}; its modes: {self._mode_listing()}",
+            self.path,
+            {"xres": var.xres, "yres": var.yres},
+        )
 
     def _format_for(self, var: VarScreenInfo, bufs: _Buffers) -> str:
         current = _BY_FOURCC[bufs.fourcc]
@@ -1076,15 +1175,23 @@ class DrmDevice:
         for n in candidates:
             if not offered or FOURCC_FORMATS[n][0] in offered:
                 return n
-        raise ModeError(errno.EINVAL, f"the display scans out no {var.bits_per_pixel}-bit format fbgfx draws in "
-                        f"(it offers {', '.join(offered) or 'none listed'})", self.path,
-                        {"bits_per_pixel": var.bits_per_pixel})
+        raise ModeError(
+            errno.EINVAL,
+            f"the display scans out no {var.bits_per_pixel}-bit format fbgfx draws in "
+            f"(it offers {', '.join(offered) or 'none listed'})",
+            self.path,
+            {"bits_per_pixel": var.bits_per_pixel},
+        )
 
     def _check_virtual(self, asked: VarScreenInfo, have: VarScreenInfo) -> None:
         if asked.xres_virtual > have.xres_virtual or asked.yres_virtual > have.yres_virtual:
-            raise ModeError(errno.EINVAL, f"drm: buffers are {have.xres_virtual}x{have.yres_virtual} (two pages); "
-                            f"{asked.xres_virtual}x{asked.yres_virtual} virtual is not possible", self.path,
-                            {"xres_virtual": asked.xres_virtual, "yres_virtual": asked.yres_virtual})
+            raise ModeError(
+                errno.EINVAL,
+                f"drm: buffers are {have.xres_virtual}x{have.yres_virtual} (two pages); "
+                f"{asked.xres_virtual}x{asked.yres_virtual} virtual is not possible",
+                self.path,
+                {"xres_virtual": asked.xres_virtual, "yres_virtual": asked.yres_virtual},
+            )
 
     # -- Backend: operations ------------------------------------------------------------------------
 
@@ -1093,8 +1200,11 @@ class DrmDevice:
         once queued (after the previous flip's event)."""
         bufs = self._bufs()
         if var.xoffset or var.yoffset % max(bufs.rows, 1) or var.yoffset // max(bufs.rows, 1) >= bufs.pages:
-            raise FramebufferError(errno.EINVAL, f"drm: pages start at y = 0 and {bufs.rows}, not "
-                                   f"({var.xoffset}, {var.yoffset})", self.path)
+            raise FramebufferError(
+                errno.EINVAL,
+                f"drm: pages start at y = 0 and {bufs.rows}, not ({var.xoffset}, {var.yoffset})",
+                self.path,
+            )
         page = var.yoffset // bufs.rows
         self._wait_pending()
         if page == self._front:
@@ -1131,7 +1241,7 @@ class DrmDevice:
                     if user_data == self._pending:
                         self._pending = None
 
-    def dirty(self, rects: Optional[Sequence[Tuple[int, int, int, int]]] = None) -> None:
+    def dirty(self, rects: Sequence[tuple[int, int, int, int]] | None = None) -> None:
         """Tell the driver which rectangles (x0, y0, x1, y1) of the page on screen were
         written (``DIRTYFB``); None: all of it. A no-op where the driver scans out
         the buffer itself."""
@@ -1184,10 +1294,19 @@ class DrmDevice:
         """What ``fb.drm`` returns."""
         bufs = self._bufs()
         return DrmInfo(
-            card=getattr(self.card, "path", ""), driver=self.driver, connector=self.connector.name,
-            connector_id=self.connector.id, crtc_id=self.crtc_id, plane_id=self.plane_id, mode=self.mode,
-            fourcc=bufs.fourcc, pages=bufs.pages, fb_ids=tuple(bufs.fb_ids), flips=self._flips,
-            flip_events=self._events, plane_formats=self.plane_formats(),
+            card=getattr(self.card, "path", ""),
+            driver=self.driver,
+            connector=self.connector.name,
+            connector_id=self.connector.id,
+            crtc_id=self.crtc_id,
+            plane_id=self.plane_id,
+            mode=self.mode,
+            fourcc=bufs.fourcc,
+            pages=bufs.pages,
+            fb_ids=tuple(bufs.fb_ids),
+            flips=self._flips,
+            flip_events=self._events,
+            plane_formats=self.plane_formats(),
         )
 
     # -- closing -------------------------------------------------------------------------------------
@@ -1264,7 +1383,7 @@ def describe(info: CardInfo) -> Iterable[str]:
     for c in info.connectors:
         state = "connected" if c.connected else "disconnected"
         yield f"  connector {c.name} ({state}){f', {c.mm_width}x{c.mm_height} mm' if c.mm_width else ''}"
-        seen: List[str] = []
+        seen: list[str] = []
         for m in c.modes:
             label = f"{m}{' preferred' if m.preferred else ''}"
             if label not in seen:

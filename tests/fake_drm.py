@@ -9,7 +9,8 @@ Every call is logged by name in ``calls``.
 from __future__ import annotations
 
 import errno
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -30,21 +31,49 @@ CRTC, CONNECTOR, ENCODER, PLANE, CONSOLE_FB = 40, 30, 20, 50, 7
 
 def make_mode(w: int, h: int, hz: int = 60, preferred: bool = False) -> DrmMode:
     """A mode with plausible timings."""
-    return DrmMode(clock=w * h * hz // 1000 * 13 // 10, hdisplay=w, hsync_start=w + 16, hsync_end=w + 80,
-                   htotal=w + 160, hskew=0, vdisplay=h, vsync_start=h + 3, vsync_end=h + 9, vtotal=h + 30,
-                   vscan=0, vrefresh=hz, flags=0, type=(1 << 3) if preferred else 0, name=f"{w}x{h}")
+    return DrmMode(
+        clock=w * h * hz // 1000 * 13 // 10,
+        hdisplay=w,
+        hsync_start=w + 16,
+        hsync_end=w + 80,
+        htotal=w + 160,
+        hskew=0,
+        vdisplay=h,
+        vsync_start=h + 3,
+        vsync_end=h + 9,
+        vtotal=h + 30,
+        vscan=0,
+        vrefresh=hz,
+        flags=0,
+        type=(1 << 3) if preferred else 0,
+        name=f"{w}x{h}",
+    )
 
 
-MODES = (make_mode(1280, 800, preferred=True), make_mode(1920, 1080), make_mode(1024, 768), make_mode(1024, 768, 75),
-         make_mode(800, 600), make_mode(640, 480))
+MODES = (
+    make_mode(1280, 800, preferred=True),
+    make_mode(1920, 1080),
+    make_mode(1024, 768),
+    make_mode(1024, 768, 75),
+    make_mode(800, 600),
+    make_mode(640, 480),
+)
 
 
 class FakeCard:
     """One display on one CRTC; the console's framebuffer on screen at first."""
 
-    def __init__(self, modes: Sequence[DrmMode] = MODES, *, connected: bool = True,
-                 master_error: Optional[int] = None, formats: Sequence[str] = ("XR24", "AR24", "RG16"),
-                 vram: Optional[int] = None, dirty: bool = True, crtc_on: bool = True) -> None:
+    def __init__(
+        self,
+        modes: Sequence[DrmMode] = MODES,
+        *,
+        connected: bool = True,
+        master_error: int | None = None,
+        formats: Sequence[str] = ("XR24", "AR24", "RG16"),
+        vram: int | None = None,
+        dirty: bool = True,
+        crtc_on: bool = True,
+    ) -> None:
         self.path = "/dev/dri/card0"
         self.fd = 3
         self.modes = tuple(modes)
@@ -53,16 +82,16 @@ class FakeCard:
         self.formats = tuple(formats)
         self.vram = vram
         self.dirty_supported = dirty
-        self.calls: List[str] = []
+        self.calls: list[str] = []
         self.master = False
-        self.dumbs: Dict[int, Tuple[int, int, int, int]] = {}  # handle -> (w, h, pitch, size)
-        self.fbs: Dict[int, Tuple[int, int, str, int, int]] = {CONSOLE_FB: (1280, 800, "XR24", 0, 5120)}
-        self.mappings: Dict[int, Tuple[bytearray, int]] = {}  # map offset -> (memory, start)
-        self.events: List[Tuple[int, int, int, int]] = []
-        self.dirty_rects: List[List[Tuple[int, int, int, int]]] = []
+        self.dumbs: dict[int, tuple[int, int, int, int]] = {}  # handle -> (w, h, pitch, size)
+        self.fbs: dict[int, tuple[int, int, str, int, int]] = {CONSOLE_FB: (1280, 800, "XR24", 0, 5120)}
+        self.mappings: dict[int, tuple[bytearray, int]] = {}  # map offset -> (memory, start)
+        self.events: list[tuple[int, int, int, int]] = []
+        self.dirty_rects: list[list[tuple[int, int, int, int]]] = []
         self.state = CrtcState(CRTC, CONSOLE_FB, 0, 0, self.modes[0]) if crtc_on else CrtcState(CRTC, 0, 0, 0, None)
-        self.setcrtc: List[Tuple[int, int, int, int, Tuple[int, ...], Optional[DrmMode]]] = []
-        self.flips: List[int] = []
+        self.setcrtc: list[tuple[int, int, int, int, tuple[int, ...], DrmMode | None]] = []
+        self.flips: list[int] = []
         self._next = 100
         self._seq = 0
 
@@ -95,12 +124,20 @@ class FakeCard:
         self.master = False
 
     # mode objects
-    def resources(self) -> Tuple[List[int], List[int], List[int]]:
+    def resources(self) -> tuple[list[int], list[int], list[int]]:
         return [CRTC], [CONNECTOR], [ENCODER]
 
     def connector(self, connector_id: int) -> Connector:
-        return Connector(CONNECTOR, f"{CONNECTOR_TYPES[15]}-1", self.connected, self.modes if self.connected else (),
-                         ENCODER if self.state.fb_id else 0, (ENCODER,), 300, 200)
+        return Connector(
+            CONNECTOR,
+            f"{CONNECTOR_TYPES[15]}-1",
+            self.connected,
+            self.modes if self.connected else (),
+            ENCODER if self.state.fb_id else 0,
+            (ENCODER,),
+            300,
+            200,
+        )
 
     def encoder(self, encoder_id: int) -> Encoder:
         return Encoder(ENCODER, CRTC if self.state.fb_id else 0, 1)
@@ -108,8 +145,9 @@ class FakeCard:
     def crtc(self, crtc_id: int) -> CrtcState:
         return self.state
 
-    def set_crtc(self, crtc_id: int, fb_id: int, x: int, y: int, connectors: Sequence[int],
-                 mode: Optional[DrmMode]) -> None:
+    def set_crtc(
+        self, crtc_id: int, fb_id: int, x: int, y: int, connectors: Sequence[int], mode: DrmMode | None
+    ) -> None:
         self.calls.append("set_crtc")
         if not self.master:
             self._fail(errno.EACCES, "setting the CRTC")
@@ -118,11 +156,11 @@ class FakeCard:
         self.setcrtc.append((crtc_id, fb_id, x, y, tuple(connectors), mode))
         self.state = CrtcState(crtc_id, fb_id, x, y, mode if fb_id else None)
 
-    def planes(self) -> List[Plane]:
+    def planes(self) -> list[Plane]:
         return [Plane(PLANE, CRTC, self.state.fb_id, 1, self.formats)]
 
     # buffers
-    def create_dumb(self, width: int, height: int, bpp: int) -> Tuple[int, int, int]:
+    def create_dumb(self, width: int, height: int, bpp: int) -> tuple[int, int, int]:
         self.calls.append("create_dumb")
         pitch = -(-width * bpp // 8 // 64) * 64
         size = -(-pitch * height // 4096) * 4096
@@ -167,7 +205,7 @@ class FakeCard:
         self.events.append((2, user_data, self._seq, crtc_id))
         self.state = CrtcState(crtc_id, fb_id, 0, 0, self.state.mode)
 
-    def dirty_fb(self, fb_id: int, rects: Sequence[Tuple[int, int, int, int]]) -> None:
+    def dirty_fb(self, fb_id: int, rects: Sequence[tuple[int, int, int, int]]) -> None:
         self.calls.append("dirty_fb")
         if not self.dirty_supported:
             self._fail(errno.ENOSYS, "sending changed rectangles")
@@ -176,11 +214,11 @@ class FakeCard:
     def wait_vblank(self, crtc_index: int) -> None:
         self._fail(errno.EOPNOTSUPP, "waiting for vblank")
 
-    def read_events(self, timeout: float) -> List[Tuple[int, int, int, int]]:
+    def read_events(self, timeout: float) -> list[tuple[int, int, int, int]]:
         events, self.events = self.events, []
         return events
 
-    def map_pages(self, offsets: Sequence[int], size: int) -> Tuple[Any, int]:
+    def map_pages(self, offsets: Sequence[int], size: int) -> tuple[Any, int]:
         memory = bytearray(size * len(offsets))
         for i, off in enumerate(offsets):
             self.mappings[off] = (memory, i * size)
@@ -191,7 +229,7 @@ class FakeCard:
 
     def read_buffer(self, handle: int, length: int) -> bytes:
         memory, start = self.mappings[self.map_offset(handle)]
-        return bytes(memory[start:start + length])
+        return bytes(memory[start : start + length])
 
     def close(self) -> None:
         self.calls.append("close")

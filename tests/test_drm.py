@@ -42,7 +42,9 @@ def test_parse_spec_forms():
     assert parse_spec("drm:card1") == ("/dev/dri/card1", {})
     assert parse_spec("drm:/dev/dri/card0") == ("/dev/dri/card0", {})
     assert parse_spec("drm:card0:connector=HDMI-A-1:mode=1280x720@60") == (
-        "/dev/dri/card0", {"connector": "HDMI-A-1", "mode": "1280x720@60"})
+        "/dev/dri/card0",
+        {"connector": "HDMI-A-1", "mode": "1280x720@60"},
+    )
     assert parse_spec("drm::mode=800x600:format=rgb565") == (None, {"mode": "800x600", "format": "rgb565"})
 
 
@@ -282,8 +284,11 @@ def test_open_prefers_fb0_then_a_drm_card(monkeypatch):
     real_exists = device.os.path.exists
     monkeypatch.setattr(device.os.path, "exists", lambda p: p != "/dev/fb0" and real_exists(p))
     monkeypatch.setattr(device, "find_display", lambda: "/dev/dri/card1")
-    monkeypatch.setattr(drm.DrmDevice, "open",
-                        classmethod(lambda cls, spec, **k: opened.append(spec) or DrmDevice(FakeCard(), spec, console=False)))
+    monkeypatch.setattr(
+        drm.DrmDevice,
+        "open",
+        classmethod(lambda cls, spec, **k: opened.append(spec) or DrmDevice(FakeCard(), spec, console=False)),
+    )
     with fbgfx.open() as fb:
         assert fb.path == "drm:/dev/dri/card1" and fb.drm is not None
     assert opened == ["drm:/dev/dri/card1"]
