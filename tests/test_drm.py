@@ -292,3 +292,10 @@ def test_open_prefers_fb0_then_a_drm_card(monkeypatch):
     with fbgfx.open() as fb:
         assert fb.path == "drm:/dev/dri/card1" and fb.drm is not None
     assert opened == ["drm:/dev/dri/card1"]
+
+
+def test_readonly_drm_open_is_refused():
+    """open('drm:', readonly=True) says a drm: display cannot be looked at that way."""
+    with pytest.raises(fbgfx.FramebufferError, match="read_scanout") as info:
+        fbgfx.open("drm:", readonly=True)
+    assert info.value.errno == errno.EINVAL
