@@ -120,8 +120,13 @@ def parse_calibration(text: str | Sequence[float]) -> Calibration:
 
 
 def format_calibration(matrix: Sequence[float]) -> str:
-    """The matrix as ``$FBGFX_TOUCH_CALIBRATION`` takes it: ``"a b c d e f"``."""
-    return " ".join(f"{v:.6g}" if abs(v) > 5e-7 else "0" for v in matrix)
+    """The matrix as ``$FBGFX_TOUCH_CALIBRATION`` takes it: ``"a b c d e f"``, to 5
+    decimals (a hundredth of a pixel on a 1280-pixel panel)."""
+    out = []
+    for v in matrix:
+        text = f"{round(float(v), 5) + 0.0:.5f}".rstrip("0").rstrip(".")
+        out.append("0" if text in ("", "-0") else text)
+    return " ".join(out)
 
 
 @dataclass(frozen=True)

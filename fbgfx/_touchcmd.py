@@ -1,0 +1,243 @@
+"""``fbgfx touch``: list input devices, print touches in screen coordinates, calibrate.
+
+::
+
+    fbgfx touch --list          # the input devices, and which one fbgfx would take
+    fbgfx touch                 # print each touch: down/move/up, x, y, slot (Ctrl-C to stop)
+    fbgfx touch --calibrate     # crosshairs to tap; prints FBGFX_TOUCH_CALIBRATION
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import os
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from . import _evdev, touch
+from .errors import FramebufferError, TouchError
+
+__all__ = ["add_arguments", "run"]
+
+#: Where --calibrate puts its crosshairs (fractions of the logical screen) and their names.
+TARGETS = [
+    ((0.1, 0.1), "top left"),
+    ((0.9, 0.1), "top right"),
+    ((0.9, 0.9), "bottom right"),
+    ((0.1, 0.9), "bottom left"),
+    ((0.5, 0.5), "centre"),
+]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``fbgfx touch`` (``-d/--device`` comes from the shared parent)."""
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--list", action="store_true", help="list the input devices and the one fbgfx would take")
+    what.add_argument("--calibrate", action="store_true",
+                      help="draw crosshairs to tap; print the matrix for $FBGFX_TOUCH_CALIBRATION")
+    p.add_argument("--touch", metavar="PATH",
+                   help="input device or .evemu recording (default: $FBGFX_TOUCH, else the first touchscreen)")
+    p.add_argument("--rotate", type=int, choices=[0, 90, 180, 270],
+                   help="degrees the picture is turned clockwise on the panel (default: $FBGFX_ROTATE, else 0)")
+    p.add_argument("--calibration", metavar="'A B C D E F'",
+                   help="matrix for the printed events (default: $FBGFX_TOUCH_CALIBRATION)")
+    p.add_argument("--count", type=int, metavar="N", help="stop after printing N events")
+    p.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds (default: until Ctrl-C)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``fbgfx touch`` with parsed arguments; returns the exit status."""
+    if args.count is not None and args.count < 1:
+        raise ValueError(f"--count must be 1 or more, not {args.count}")
+    if args.seconds is not None and not 0 <= args.seconds < float("inf"):
+        raise ValueError(f"--seconds must be a finite number >= 0, not {args.seconds}")
+    if args.list:
+        return _list()
+    if args.calibrate:
+        return _calibrate(args)
+    return _print_events(args)
+
+
+# -- --list ---------------------------------------------------------------------------------
+
+
+def _list() -> int:
+    devices = touch.list_devices()
+    if not devices:
+        print(_evdev.describe_dev_input())
+        return 0
+    try:
+        chosen: str | None = touch.find_device(devices).path
+    except TouchError:
+        chosen = None
+    for d in devices:
+        mark = "*" if d.path == chosen else " "
+        print(f"{mark} {d.path}  {_describe(d)}")
+    if chosen is None:
+        print("no touchscreen or tablet among them")
+    elif os.environ.get("FBGFX_TOUCH"):
+        print(f"* = $FBGFX_TOUCH ({chosen})")
+    else:
+        print("* = what fbgfx.touch.open() takes (set $FBGFX_TOUCH to choose another)")
+    return 0
+
+
+def _describe(d: _evdev.InputDevice) -> str:
+    """The device's summary, with its ranges when it can be opened."""
+    if d.kind is None:
+        return d.summary()
+    try:
+        fd = _evdev.open_fd(d.path)
+    except TouchError as e:
+        hint = "join the 'input' group to open it" if e.errno in (errno.EACCES, errno.EPERM) else e.strerror
+        return f"{d.summary()} ({hint})"
+    try:
+        return _evdev.query(fd, d.path).summary()
+    except TouchError:
+        return d.summary()
+    finally:
+        os.close(fd)
+
+
+# -- printing events ----------------------------------------------------------------------------
+
+
+@dataclass
+class _Panel:
+    """Where printed touches land: the framebuffer's size turned by ``rotate``, without
+    taking the display over as a Screen would."""
+
+    fb: Any
+    rotate: int
+
+
+def _rotation(args: argparse.Namespace) -> int:
+    if args.rotate is not None:
+        return int(args.rotate)
+    text = os.environ.get("FBGFX_ROTATE", "").strip() or "0"
+    if text not in ("0", "90", "180", "270"):
+        raise ValueError(f"$FBGFX_ROTATE must be 0, 90, 180 or 270 (degrees clockwise), not {text!r}")
+    return int(text)
+
+
+def _print_events(args: argparse.Namespace) -> int:
+    import fbgfx
+
+    rotate = _rotation(args)
+    try:
+        fb = fbgfx.open(args.device)
+    except FramebufferError as e:
+        if args.device is not None or e.errno != errno.ENOENT:
+            raise
+        fb = None  # no display: the device's own coordinates
+    try:
+        where = None if fb is None else _Panel(fb, rotate)
+        with touch.open(args.touch, where, args.calibration) as ts:
+            w, h = ts.size
+            on = "raw device coordinates (no framebuffer)" if fb is None else f"{fb.path} {w}x{h}, rotate {rotate}"
+            print(f"{ts.device.name} ({ts.path}) on {on}; Ctrl-C to stop", file=sys.stderr, flush=True)
+            deadline = None if args.seconds is None else time.monotonic() + args.seconds
+            printed = 0
+            while args.count is None or printed < args.count:
+                wait = None if deadline is None else deadline - time.monotonic()
+                if wait is not None and wait <= 0:
+                    break
+                events = ts.read(wait)
+                if not events and ts.ended:
+                    break
+                for ev in events[: None if args.count is None else args.count - printed]:
+                    print(f"{ev.type:<4} x={ev.x} y={ev.y} slot={ev.slot} t={ev.time:.3f}", flush=True)
+                    printed += 1
+    finally:
+        if fb is not None:
+            fb.close()
+    return 0
+
+
+# -- --calibrate ---------------------------------------------------------------------------------
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    import fbgfx
+
+    with fbgfx.open(args.device) as fb:
+        screen = fb.screen(rotate=args.rotate) if args.rotate else fb.screen()
+        with screen, touch.open(args.touch, None, touch.IDENTITY) as ts:
+            w, h = screen.width, screen.height
+            rotate = int(getattr(screen, "rotate", 0) or 0)
+            to_panel = touch.TouchMapping((0, 0), (0, 0), (fb.width, fb.height), rotate).to_panel
+            raw_w, raw_h = ts.size
+            font = fbgfx.font(size=max(12, min(w, h) // 24))
+            deadline = None if args.seconds is None else time.monotonic() + args.seconds
+            touched, targets = [], []
+            events = _events(ts, deadline)
+            for (fx, fy), name in TARGETS:
+                x, y = min(int(fx * w), w - 1), min(int(fy * h), h - 1)
+                _crosshair(screen, x, y, w, h, f"tap the crosshair ({name})", font)
+                print(f"tap the crosshair at the {name}", file=sys.stderr, flush=True)
+                rx, ry = _one_tap(events)
+                touched.append(((rx + 0.5) / raw_w, (ry + 0.5) / raw_h))
+                px, py = to_panel(x, y)
+                targets.append(((px + 0.5) / fb.width, (py + 0.5) / fb.height))
+            matrix = touch.calibration_from_points(touched, targets)
+            miss = _largest_miss(matrix, touched, targets, fb.width, fb.height)
+            with screen.frame() as s:
+                s.clear("black")
+                s.text((w // 2, h // 2), "calibrated", fill="white", font=font, anchor="mm")
+    print(f"largest miss after calibration: {miss:.1f} pixels", file=sys.stderr)
+    print(f'export FBGFX_TOUCH_CALIBRATION="{touch.format_calibration(matrix)}"')
+    return 0
+
+
+def _crosshair(screen: Any, x: int, y: int, w: int, h: int, text: str, font: Any) -> None:
+    arm = max(8, min(w, h) // 16)
+    with screen.frame() as s:
+        s.clear("black")
+        s.line([(x - arm, y), (x + arm, y)], fill="white", width=1)
+        s.line([(x, y - arm), (x, y + arm)], fill="white", width=1)
+        s.ellipse((x - arm // 2, y - arm // 2, x + arm // 2, y + arm // 2), outline="red")
+        s.text((w // 2, h // 3 if y > h // 2 else 2 * h // 3), text, fill="white", font=font, anchor="mm")
+
+
+def _events(ts: touch.Touchscreen, deadline: float | None) -> Iterator[touch.TouchEvent]:
+    """Touch events one at a time until ``deadline``; a recording's end is an error."""
+    while True:
+        wait = None if deadline is None else deadline - time.monotonic()
+        if wait is not None and wait <= 0:
+            raise TouchError(errno.ETIMEDOUT, "no tap in time (--seconds)", ts.path)
+        events = ts.read(wait)
+        if not events and ts.ended:
+            raise TouchError(errno.ENODATA, "the recording ended before every crosshair was tapped", ts.path)
+        yield from events
+
+
+def _one_tap(events: Iterator[touch.TouchEvent]) -> tuple[float, float]:
+    """The raw position of the next press: the median of where it was while down, so
+    the first unsettled samples of a resistive panel do not count."""
+    xs: list[int] = []
+    ys: list[int] = []
+    for ev in events:
+        if ev.slot != 0:
+            continue  # one finger
+        if ev.type in ("down", "move"):
+            xs.append(ev.x)
+            ys.append(ev.y)
+        elif ev.type == "up" and xs:
+            break
+    return statistics.median(xs), statistics.median(ys)
+
+
+def _largest_miss(matrix: touch.Calibration, touched: list[tuple[float, float]],
+                  targets: list[tuple[float, float]], width: int, height: int) -> float:
+    a, b, c, d, e, f = matrix
+    worst = 0.0
+    for (nx, ny), (tx, ty) in zip(touched, targets):
+        dx = (a * nx + b * ny + c - tx) * width
+        dy = (d * nx + e * ny + f - ty) * height
+        worst = max(worst, (dx * dx + dy * dy) ** 0.5)
+    return worst
