@@ -13,6 +13,14 @@ visible. One class per buffering mode, chosen once by :func:`choose`:
   are copied into it (after the vertical blank, where the driver can wait for one).
 - :class:`FlipBuffer` (``"flip"``): two pages in the virtual screen; a frame goes
   into the hidden page, which is then panned to.
+- On a ``drm:`` display: :class:`DrmFlipBuffer` (``"flip"``, a KMS page flip with
+  its completion event), :class:`DrmCopyBuffer` (``"copy"``, then ``DIRTYFB`` with
+  the changed rectangles) and :class:`DrmSingleBuffer` (``"single"``).
+
+On fbdev, ``"auto"`` does not pan where the pan is known not to reach the monitor
+(:data:`PAN_NOT_SHOWN`: DRM's fbdev emulation on bochs scans out from the start of
+its buffer whatever the pan offset says, so every other frame would be stale); it
+copies there, and ``"flip"`` is refused with that reason.
 
 A new strategy (a DRM page flip, say) subclasses :class:`Buffering`, implements
 :meth:`~Buffering.show` (and :meth:`~Buffering.close` if it changed the device), and
@@ -43,7 +51,23 @@ from .errors import FramebufferError
 if TYPE_CHECKING:
     from .device import Framebuffer
 
-__all__ = ["Buffering", "CopyBuffer", "FlipBuffer", "SingleBuffer", "Writer", "choose"]
+__all__ = [
+    "PAN_NOT_SHOWN",
+    "Buffering",
+    "CopyBuffer",
+    "DrmCopyBuffer",
+    "DrmFlipBuffer",
+    "DrmSingleBuffer",
+    "FlipBuffer",
+    "SingleBuffer",
+    "Writer",
+    "choose",
+]
+
+#: fbdev ``fix.id`` values of drivers that accept ``FBIOPAN_DISPLAY`` but keep showing
+#: the first page (seen under qemu on Linux 6.1: bochs' DRM fbdev emulation with
+#: ``drm_kms_helper.drm_fbdev_overalloc=200``). Screen copies instead of panning there.
+PAN_NOT_SHOWN = frozenset({"bochs-drmdrmfb"})
 
 #: ``write(page, region)``: write ``region`` of the frame into ``page``.
 Writer = Callable[[np.ndarray, Region], None]
@@ -79,7 +103,8 @@ class Buffering(ABC):
         self.fb = fb
         self.width, self.height = width, height
         self._vsync = bool(vsync)
-        self._original = fb.var
+        # fbdev's mode and pan offset, put back on close (a drm: display has neither).
+        self._original = fb.var if fb.drm is None else None
         self._views: dict[tuple[int, int, int, int], np.ndarray] = {}
 
     @abstractmethod
@@ -99,6 +124,11 @@ class Buffering(ABC):
         var = self.fb.var
         return self._view(var.xoffset, var.yoffset)
 
+    def flush(self) -> None:
+        """Make drawing done straight into :meth:`visible` show (``"single"``): a
+        no-op where the device shows its memory as it is written (fbdev)."""
+        return None
+
     def wait_for_vsync(self) -> None:
         """Wait for the vertical blank if asked to and the driver can (once it cannot,
         never ask again)."""
@@ -109,7 +139,10 @@ class Buffering(ABC):
         """Put back what the strategy changed on the device (the pan offset here),
         leaving the last frame on screen where that is possible."""
         self._views = {}
-        orig, var = self._original, self.fb.var
+        orig = self._original
+        if orig is None:
+            return
+        var = self.fb.var
         if (var.xoffset, var.yoffset) != (orig.xoffset, orig.yoffset):
             self._try("the pan offset", self.fb.pan, orig.xoffset, orig.yoffset)
 
@@ -181,6 +214,11 @@ class FlipBuffer(Buffering):
         super().__init__(fb, width, height, vsync)
         self._grew = False
         var, fix = fb.var, fb.fix
+        if fix.id in PAN_NOT_SHOWN:
+            raise _CannotFlip(
+                f"the {fix.id} driver accepts a pan but the monitor keeps showing the first page; "
+                "open the card as drm: for real page flips"
+            )
         if fb.format.is_packed and (var.xoffset * fb.format.bpp) % 8:
             raise _CannotFlip("the pan offset does not start on a byte")
         step = fix.ypanstep
@@ -220,6 +258,7 @@ class FlipBuffer(Buffering):
 
     def close(self) -> None:
         orig, var = self._original, self.fb.var
+        assert orig is not None  # fbdev only
         if (var.xoffset, var.yoffset) != (orig.xoffset, orig.yoffset):
             # The last frame stays on screen: copy the shown page to where the original
             # offset shows it before panning back (one read of video memory, at close).
@@ -228,8 +267,8 @@ class FlipBuffer(Buffering):
         super().close()
 
     def _put_back_size(self) -> None:
-        if self._grew:
-            orig = self._original
+        orig = self._original
+        if self._grew and orig is not None:
             self._try(
                 "the virtual size", self.fb.set_mode, virtual_width=orig.xres_virtual, virtual_height=orig.yres_virtual
             )
@@ -240,15 +279,113 @@ class FlipBuffer(Buffering):
         fb.view(x, y, fb.width, fb.height)[...] = fb.pixels
 
 
+class _DrmBuffering(Buffering):
+    """What the strategies for a ``drm:`` display share: the page on screen is
+    ``fb.pixels``, and a page's changes reach the monitor with ``fb.flush``."""
+
+    def visible(self) -> np.ndarray:
+        return self.fb.pixels
+
+    def _flush(self, region: Region | None) -> None:
+        fb = self.fb
+        if region is None or (self.width, self.height) != (fb.width, fb.height):
+            fb.flush()  # a turned frame: its rectangles are not the device's
+            return
+        fb.flush([(x0, y0, x1, y1) for y0, y1, x0, x1 in region.runs()])
+
+
+class DrmCopyBuffer(_DrmBuffering):
+    """``"copy"`` on ``drm:``: changes are copied into the buffer on screen and the
+    driver is told which rectangles changed (``DIRTYFB``), which drivers showing a
+    copy (virtio-gpu, cirrus, SPI panels) need to show them."""
+
+    name = "copy"
+
+    def __init__(self, fb: Framebuffer, width: int, height: int, vsync: bool) -> None:
+        super().__init__(fb, width, height, vsync)
+        self._pending = Region(width, height)
+        self._pending.add_all()
+
+    def show(self, changed: Region | None, write: Writer) -> None:
+        pending = self._pending
+        if changed is None:
+            pending.add_all()
+        else:
+            pending.merge(changed)
+        self.fb.wait_flip()  # a flip queued before (by fb.pan) shows the other page
+        self.wait_for_vsync()
+        write(self.visible(), pending)
+        self._flush(pending)
+        pending.clear()
+
+
+class DrmSingleBuffer(DrmCopyBuffer):
+    """``"single"`` on ``drm:``: drawing goes into the buffer on screen; ``flip()``
+    tells the driver (``DIRTYFB``)."""
+
+    name = "single"
+    draws_in_place = True
+
+    def flush(self) -> None:
+        self._flush(None)
+
+
+class DrmFlipBuffer(_DrmBuffering):
+    """``"flip"`` on ``drm:``: a frame is written into the buffer not on screen, which
+    is then shown by a KMS page flip (``PAGE_FLIP`` with a completion event, in step
+    with the display's refresh: no tearing). ``show`` returns once the flip is
+    queued; the next ``show`` waits for its event before writing into the buffer
+    that was on screen until then."""
+
+    name = "flip"
+
+    def __init__(self, fb: Framebuffer, width: int, height: int, vsync: bool) -> None:
+        super().__init__(fb, width, height, vsync)
+        info = fb.drm
+        assert info is not None
+        if info.pages < 2:
+            raise _CannotFlip("the driver had no room for a second buffer at this mode")
+        self._rows = info.page_rows
+        self._front = info.page
+        self._pages = [_Page(0, width, height), _Page(self._rows, width, height)]
+
+    def show(self, changed: Region | None, write: Writer) -> None:
+        for page in self._pages:
+            if changed is None:
+                page.pending.add_all()
+            else:
+                page.pending.merge(changed)
+        back = 1 - self._front
+        page = self._pages[back]
+        self.fb.wait_flip()  # the back buffer was on screen until the last flip's event
+        write(self._view(0, page.y), page.pending)
+        page.pending.clear()
+        self.fb.pan(0, page.y)  # queues the page flip
+        self._front = back
+
+    def close(self) -> None:
+        self._views = {}
+        try:
+            self.fb.wait_flip()  # the last frame is on screen when the Screen closes
+        except OSError as e:
+            warnings.warn(
+                f"fbgfx: the last page flip on {self.fb.path} did not finish: {e}", RuntimeWarning, stacklevel=3
+            )
+
+
 def choose(fb: Framebuffer, buffering: str, width: int, height: int, vsync: bool) -> Buffering:
     """The strategy for ``buffering`` (``"auto"``, ``"flip"``, ``"copy"`` or ``"single"``).
 
     ``"auto"`` is ``"flip"`` where the device pans and has (or can get) room for two
-    pages, else ``"copy"``.
+    pages, else ``"copy"``. On fbdev drivers of :data:`PAN_NOT_SHOWN` it is
+    ``"copy"``. On a ``drm:`` display it is a KMS page flip where the driver had room
+    for two buffers, else ``"copy"`` with ``DIRTYFB``.
 
     Raises:
         FramebufferError: ``"flip"`` on a device that cannot flip pages.
     """
+    if fb.drm is not None:
+        return _choose_drm(fb, buffering, width, height, vsync)
     if buffering in ("auto", "flip"):
         try:
             return FlipBuffer(fb, width, height, vsync)
@@ -260,3 +397,17 @@ def choose(fb: Framebuffer, buffering: str, width: int, height: int, vsync: bool
     if buffering == "single":
         return SingleBuffer(fb, width, height, vsync)
     return CopyBuffer(fb, width, height, vsync)
+
+
+def _choose_drm(fb: Framebuffer, buffering: str, width: int, height: int, vsync: bool) -> Buffering:
+    if buffering in ("auto", "flip"):
+        try:
+            return DrmFlipBuffer(fb, width, height, vsync)
+        except _CannotFlip as why:
+            if buffering == "flip":
+                raise FramebufferError(
+                    errno.EINVAL, f"cannot page-flip: {why}; use buffering='copy' or 'auto'", fb.path
+                ) from None
+    if buffering == "single":
+        return DrmSingleBuffer(fb, width, height, vsync)
+    return DrmCopyBuffer(fb, width, height, vsync)

@@ -272,6 +272,8 @@ class DrmInfo:
         mode: The mode set on the CRTC.
         fourcc: The buffers' format code (``"XR24"``).
         pages: Buffers to flip between (2, or 1 when the driver had no room).
+        page: The buffer on screen (0 or 1), ``page_rows`` the row of ``fb.memory``
+            where the second starts (``fb.pan(0, page_rows)`` flips to it).
         fb_ids: Their framebuffer object ids.
         flips: Page flips queued since open; ``flip_events`` their completion events
             read so far (one per flip).
@@ -287,6 +289,8 @@ class DrmInfo:
     mode: DrmMode
     fourcc: str
     pages: int
+    page: int
+    page_rows: int
     fb_ids: tuple[int, ...]
     flips: int
     flip_events: int
@@ -1303,6 +1307,8 @@ class DrmDevice:
             mode=self.mode,
             fourcc=bufs.fourcc,
             pages=bufs.pages,
+            page=self._front,
+            page_rows=bufs.rows,
             fb_ids=tuple(bufs.fb_ids),
             flips=self._flips,
             flip_events=self._events,

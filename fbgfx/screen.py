@@ -377,9 +377,14 @@ class _InPlace(_Back):
 
     def present(self, rgb: np.ndarray) -> None:
         self.transfer.convert(rgb, self.page)
+        self.strategy.flush()
 
     def present_part(self, rgb: np.ndarray, x: int, y: int, background: int) -> None:
         self._compose(self.page, rgb, x, y, background)
+        self.strategy.flush()
+
+    def flip(self) -> None:
+        self.strategy.flush()  # shown already, except where the driver shows a copy
 
 
 class _InRam(_Back):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 
+import numpy as np
 import pytest
 from fake_drm import CONSOLE_FB, CRTC, FakeCard, make_mode
 
@@ -299,3 +300,81 @@ def test_readonly_drm_open_is_refused():
     with pytest.raises(fbgfx.FramebufferError, match="read_scanout") as info:
         fbgfx.open("drm:", readonly=True)
     assert info.value.errno == errno.EINVAL
+
+
+# -- Screen on drm: -------------------------------------------------------------------------------
+
+
+def shown_rgb(card: FakeCard) -> np.ndarray:
+    """What the fake CRTC shows, as (h, w, 3) RGB from XRGB8888."""
+    px = card.scanout().view("<u4")
+    return np.stack([(px >> 16) & 255, (px >> 8) & 255, px & 255], -1).astype(np.uint8)
+
+
+def test_screen_flips_pages_with_one_event_per_frame(fb, card):
+    """Screen 'auto' on drm: is a page flip; every frame is on screen, one event each."""
+    with fb.screen(console=False) as screen:
+        assert screen.buffering == "flip"
+        colors = [(255, 0, 0), (0, 255, 0), (0, 0, 255)]
+        for i, color in enumerate(colors):
+            with screen.frame() as s:
+                s.rectangle((10 * i, 0, 10 * i + 9, 9), fill=color)
+            fb.wait_flip()
+            shown = shown_rgb(card)
+            for j in range(i + 1):  # this frame's square and the earlier ones
+                assert (shown[0:10, 10 * j : 10 * j + 10] == colors[j]).all()
+            assert not shown[10:].any()
+        assert (fb.drm.flips, fb.drm.flip_events) == (3, 3)
+        assert card.flips[0] != card.flips[1] and card.flips[0] == card.flips[2]
+
+
+def test_screen_present_is_shown(fb, card):
+    """present() of a full-size picture appears exactly on the fake monitor."""
+    rgb = np.random.default_rng(5).integers(0, 256, (800, 1280, 3), dtype=np.uint8)
+    with fb.screen(console=False) as screen:
+        screen.present(rgb)
+        fb.wait_flip()
+        assert np.array_equal(shown_rgb(card), rgb)
+
+
+def test_screen_copy_sends_changed_rectangles(fb, card):
+    """'copy' writes into the buffer on screen and sends DIRTYFB for what changed."""
+    with fb.screen("copy", console=False) as screen:
+        assert screen.buffering == "copy"
+        with screen.frame() as s:
+            s.rectangle((100, 50, 199, 59), fill="white")
+        assert card.dirty_rects[-1] == [(0, 0, 1280, 800)]  # the buffer's first frame: all of it
+        with screen.frame() as s:
+            s.rectangle((300, 70, 309, 79), fill="white")
+        assert card.dirty_rects[-1] == [(300, 70, 310, 80)]
+        assert (shown_rgb(card)[50:60, 100:200] == 255).all()
+        assert not card.flips
+
+
+def test_screen_single_flushes_on_flip(fb, card):
+    """'single' draws into the buffer on screen; flip() sends DIRTYFB for the screen."""
+    with fb.screen("single", console=False) as screen:
+        with screen.frame() as s:
+            s.point((5, 5), fill="white")
+        assert card.dirty_rects[-1] == [(0, 0, 1280, 800)]
+        assert (shown_rgb(card)[5, 5] == 255).all()
+
+
+def test_screen_one_page_copies():
+    """With one buffer 'auto' copies and 'flip' is refused with the reason."""
+    card = FakeCard(vram=5120 * 800 + 4096)
+    with open_fake(card) as fb:
+        with fb.screen(console=False) as screen:
+            assert screen.buffering == "copy"
+        with pytest.raises(fbgfx.FramebufferError, match="no room for a second buffer"):
+            fb.screen("flip", console=False)
+
+
+def test_fbdev_pan_not_shown_copies():
+    """On bochs' DRM fbdev emulation 'auto' copies (its pan is not shown); 'flip' says so."""
+    with fbgfx.open("virtual:320x200:XRGB8888:vh=400:id=bochs-drmdrmfb") as vfb:
+        assert vfb.can_pan
+        with vfb.screen(console=False) as screen:
+            assert screen.buffering == "copy"
+        with pytest.raises(fbgfx.FramebufferError, match="drm:"):
+            vfb.screen("flip", console=False)
