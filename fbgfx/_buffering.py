@@ -143,7 +143,8 @@ class Buffering(ABC):
         if orig is None:
             return
         var = self.fb.var
-        if (var.xoffset, var.yoffset) != (orig.xoffset, orig.yoffset):
+        # Another opener of a shared device may have panned since: its page stays shown.
+        if (var.xoffset, var.yoffset) != (orig.xoffset, orig.yoffset) and not self.fb.changed_elsewhere("pan"):
             self._try("the pan offset", self.fb.pan, orig.xoffset, orig.yoffset)
 
     def _view(self, x: int, y: int) -> np.ndarray:
@@ -257,7 +258,13 @@ class FlipBuffer(Buffering):
         self._front = back
 
     def close(self) -> None:
-        orig, var = self._original, self.fb.var
+        fb = self.fb
+        if fb.changed_elsewhere("pan") or fb.changed_elsewhere("mode"):
+            # Another opener of this shared device has panned or set a mode since: it
+            # may be flipping pages in the grown virtual size. Leave the device to it.
+            self._views, self._grew = {}, False
+            return
+        orig, var = self._original, fb.var
         assert orig is not None  # fbdev only
         if (var.xoffset, var.yoffset) != (orig.xoffset, orig.yoffset):
             # The last frame stays on screen: copy the shown page to where the original

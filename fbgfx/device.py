@@ -111,6 +111,11 @@ class Framebuffer:
         self._memory_owner: Any = None
         self._memory: Optional[np.ndarray] = None
         self._saved: Dict[str, Any] = {}
+        # What this Framebuffer last set ("var" geometry, "pan", "cmap"), to tell on a
+        # shared device whether another opener has changed it since. None while a change
+        # is under way (a restore run from a signal handler or after an exception then
+        # cannot tell its own change from another's, and takes it as its own).
+        self._mine: Dict[str, Any] = {}
         self._vsync: Optional[bool] = None
         self._palette: Optional[np.ndarray] = None
         self._closed = False
@@ -156,11 +161,23 @@ class Framebuffer:
             self._release()
 
     def restore(self) -> None:
-        """Put the device back as it was before fbgfx touched it, keeping it open."""
+        """Put the device back as it was before fbgfx touched it, keeping it open.
+
+        On a shared device (``/dev/fbN``, a framebuffer file) what another opener has
+        changed since this one set it is left as it is (see :meth:`changed_elsewhere`):
+        a palette; and the mode and pan offset together, since another program flipping
+        pages would lose its pages if the mode went back under it.
+        """
         saved, self._saved = self._saved, {}
         _restore.unregister(self)
         if "var" in saved:
             saved.pop("pan", None)  # the original var carries the original pan offsets
+        if self._changed_elsewhere("var") or self._changed_elsewhere("pan"):
+            saved.pop("var", None)
+            saved.pop("pan", None)
+        if "cmap" in saved and self._changed_elsewhere("cmap"):
+            del saved["cmap"]
+        self._mine = {}
         steps = [
             ("blank", lambda v: self._device.blank(0)),
             ("var", self._restore_var),
@@ -373,12 +390,17 @@ class Framebuffer:
             raise FramebufferError(errno.EINVAL, "the driver cannot pan (pan step 0)", self.path)
         if (fix.xpanstep and x % fix.xpanstep) or (fix.ypanstep and y % fix.ypanstep):
             raise ValueError(f"pan offset ({x}, {y}) is not a multiple of the pan steps ({fix.xpanstep}, {fix.ypanstep})")
-        if (x, y) == (var.xoffset, var.yoffset):
-            return
-        self._remember("pan", (var.xoffset, var.yoffset))
+        shared = self._device.shared
+        if (x, y) == (var.xoffset, var.yoffset) and not shared:
+            return  # (on a shared device another opener may have panned since)
+        if "pan" not in self._saved:
+            found = self._device.get_var() if shared else var
+            self._remember("pan", (found.xoffset, found.yoffset))
         new = var.replace(xoffset=x, yoffset=y)
+        self._mine["pan"] = None
         self._device.pan(new)
         self._var = new
+        self._mine["pan"] = (x, y)
 
     def wait_for_vsync(self) -> bool:
         """Wait for the next vertical blank.
@@ -471,7 +493,10 @@ class Framebuffer:
             self._remember("cmap", self._device.get_cmap(0, size))
         entries = np.zeros((len(colors), 4), np.uint16)
         entries[:, : colors.shape[1]] = colors.astype(np.uint16) * 257
+        self._mine["cmap"] = None
         self._device.put_cmap(start, entries)
+        if self._device.shared:
+            self._mine["cmap"] = self._device.get_cmap(0, size)
         self._palette = self._read_palette()
 
     def set_mode(
@@ -510,6 +535,7 @@ class Framebuffer:
         self._put_test(want, asked)
         original = self._device.get_var()
         _restore.register(self, self.restore)
+        self._mine["var"] = self._mine["pan"] = None
         try:
             self._device.put_var(want.replace(activate=FB_ACTIVATE_NOW))
             got = self._device.get_var()
@@ -517,6 +543,7 @@ class Framebuffer:
             if mismatch:
                 raise ModeError(errno.EINVAL, f"the driver did not apply {describe}: it shows {mismatch}", self.path, asked)
             self._load()
+            self._mine["var"], self._mine["pan"] = _geometry(got), (got.xoffset, got.yoffset)
         except BaseException as e:
             self._restore_var(original)
             self._load()
@@ -549,6 +576,39 @@ class Framebuffer:
         """
         want, asked = self._mode_request(width, height, bpp, virtual_width, virtual_height)
         return self._var if want is None else self._put_test(want, asked)
+
+    def changed_elsewhere(self, what: str) -> bool:
+        """Whether another opener changed ``what`` since this Framebuffer last set it.
+
+        Only a shared device (``/dev/fbN``, a framebuffer file) can be changed by other
+        processes; :meth:`restore` and :meth:`fbgfx.Screen.close` leave such a change
+        in place instead of undoing it.
+
+        Args:
+            what: ``"mode"``, ``"pan"`` or ``"palette"``.
+
+        Returns:
+            False when this Framebuffer never set it, or the device still shows what it set.
+        """
+        self._check_open()
+        keys = {"mode": "var", "pan": "pan", "palette": "cmap"}
+        if what not in keys:
+            raise ValueError(f"what must be one of {', '.join(keys)}, not {what!r}")
+        return self._changed_elsewhere(keys[what])
+
+    def _changed_elsewhere(self, key: str) -> bool:
+        if not self._device.shared or self._mine.get(key) is None:
+            return False
+        try:
+            if key == "cmap":
+                mine = self._mine["cmap"]
+                return not np.array_equal(self._device.get_cmap(0, len(mine)), mine)
+            var = self._device.get_var()
+        except OSError:
+            return False  # cannot tell: restore as before
+        if key == "var":
+            return bool(_geometry(var) != self._mine["var"])
+        return bool((var.xoffset, var.yoffset) != self._mine["pan"])
 
     def keep_mode(self) -> None:
         """Keep the current mode after :meth:`close` instead of restoring the original one."""
@@ -692,6 +752,12 @@ def _mode_request(cur: VarScreenInfo, width, height, bpp, virtual_width, virtual
         "yres_virtual": vy,
         "bits_per_pixel": int(bpp or cur.bits_per_pixel),
     }
+
+
+def _geometry(var: VarScreenInfo) -> Tuple[Any, ...]:
+    """What a mode change sets (everything but the pan offset)."""
+    return (var.xres, var.yres, var.xres_virtual, var.yres_virtual, var.bits_per_pixel, var.grayscale,
+            var.red, var.green, var.blue, var.transp)
 
 
 def _mode_mismatch(asked: Dict[str, int], got: VarScreenInfo) -> str:

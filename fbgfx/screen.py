@@ -178,7 +178,7 @@ class Screen:
             if not fb.closed:
                 if self._strategy is not None:
                     self._strategy.close()
-                if self._original_palette is not None:
+                if self._original_palette is not None and not fb.changed_elsewhere("palette"):
                     try:
                         fb.set_palette(self._original_palette)
                     except (OSError, ValueError) as e:

@@ -430,3 +430,107 @@ def test_valid_spec_options_still_work(tmp_path):
     with fbgfx.open("virtual:10x10:C8:align=16:vsync=yes:blank=on") as fb:
         assert fb.stride == 16 and fb.wait_for_vsync() and fb.blank()
     assert np.all(fbgfx.open(spec_for(tmp_path / "fb.raw")).memory == 0)
+
+
+# -- 6. two openers of one device: each restores only what it changed itself ------------------------
+
+
+def device_state(tmp_path):
+    """What the device holds now, as every process sees it: its state file."""
+    return json.loads((tmp_path / "fb.raw.state.json").read_text())
+
+
+def test_close_leaves_a_pan_another_opener_made(tmp_path):
+    """B pans, A pans elsewhere after it: B's close leaves A's page shown instead of "restoring" it."""
+    spec = spec_for(tmp_path / "fb.raw", "16x8:RGB565:vh=24")
+    with fbgfx.open(spec) as a:
+        b = fbgfx.open(spec)
+        b.pan(0, 8)
+        a.pan(0, 16)
+        b.close()
+        assert device_state(tmp_path)["var"]["yoffset"] == 16
+    assert device_state(tmp_path)["var"]["yoffset"] == 8  # A put back the page it found before its change
+
+
+def test_close_still_restores_its_own_pan(tmp_path):
+    """Nobody else changed it: closing restores the pan offset, mode and palette as before."""
+    spec = spec_for(tmp_path / "fb.raw", "16x8:C8:vh=24")
+    with fbgfx.open(spec) as a:
+        before = a.get_palette()
+        with fbgfx.open(spec) as b:
+            b.pan(0, 8)
+            b.set_palette([[1, 2, 3]])
+        assert device_state(tmp_path)["var"]["yoffset"] == 0
+        a.refresh()
+        np.testing.assert_array_equal(a.get_palette(), before)
+        with fbgfx.open(spec) as b:
+            b.set_mode(bpp=16)
+        assert device_state(tmp_path)["var"]["bits_per_pixel"] == 8
+
+
+def test_close_leaves_a_mode_and_palette_another_opener_set(tmp_path):
+    """B sets a mode and a palette, then A changes them: B's close leaves A's mode and palette alone."""
+    spec = spec_for(tmp_path / "fb.raw", "16x8:C8:vh=16")
+    with fbgfx.open(spec) as a:
+        b = fbgfx.open(spec)
+        b.set_palette([[1, 2, 3]])
+        a.set_palette([[9, 9, 9]])
+        b.set_mode(width=8, height=8)
+        a.refresh()
+        a.set_mode(width=16, height=8, bpp=16)
+        b.close()
+        state = device_state(tmp_path)
+        assert (state["var"]["xres"], state["var"]["bits_per_pixel"]) == (16, 16)
+        assert state["cmap"][0][:3] == [9 * 257] * 3
+
+
+def test_close_of_a_reader_changes_nothing(tmp_path):
+    """An opener that changed nothing changes nothing on close, whatever others did meanwhile."""
+    spec = spec_for(tmp_path / "fb.raw", "16x8:RGB565:vh=16")
+    with fbgfx.open(spec) as a:
+        reader = fbgfx.open(spec, readonly=True)
+        a.pan(0, 8)
+        before = contents(tmp_path)
+        reader.close()
+        assert contents(tmp_path) == before
+
+
+SCREEN_CHILD = textwrap.dedent(
+    """
+    import sys
+    import fbgfx
+    spec = sys.argv[1]
+    fb = fbgfx.open(spec)
+    screen = fb.screen(buffering="flip", console=False)
+    for colour in ("red", "green", "blue"):  # three flips: the second page is shown
+        with screen.frame() as s:
+            s.clear(colour)
+    print("READY", fb.var.yoffset, flush=True)
+    sys.stdin.readline()  # the other process pans meanwhile
+    screen.close()
+    fb.close()
+    print("CLOSED", flush=True)
+    """
+)
+
+
+def test_screen_in_another_process_does_not_undo_this_ones_pan(tmp_path):
+    """A Screen flipping in one process, another process pans: the Screen's close leaves that page shown."""
+    spec = spec_for(tmp_path / "fb.raw", "16x8:RGB565:vh=24")
+    fbgfx.open(spec).close()
+    proc = subprocess.Popen([sys.executable, "-c", SCREEN_CHILD, spec], cwd=ROOT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("READY 8"), line + proc.stderr.read()
+        with fbgfx.open(spec) as mine:
+            mine.pan(0, 16)
+            mine.view(0, 16, 16, 8)[...] = 0x07E0
+            out, err = proc.communicate("go\n", timeout=60)
+            assert proc.returncode == 0 and "CLOSED" in out, err
+            assert device_state(tmp_path)["var"]["yoffset"] == 16  # still this process's page
+            assert mine.snapshot().getpixel((0, 0)) == (0, 255, 0)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
