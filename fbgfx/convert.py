@@ -15,7 +15,7 @@ Every function gives the same pixels as :meth:`PixelFormat.pack` /
 from __future__ import annotations
 
 import functools
-from typing import Optional, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -31,11 +31,17 @@ except ImportError:  # pragma: no cover - the package is built on install
     _ffi = _lib = None
     _C = False
 
-__all__ = ["as_rgb", "blend_mask", "fill", "from_native", "to_native"]
+__all__ = ["as_rgb", "blend_mask", "fill", "from_native", "has_alpha", "to_native"]
 
 # -- input normalisation --------------------------------------------------------------
 
 _ALPHA_MODES = {"RGBA", "LA", "PA", "RGBa", "La"}
+
+
+def has_alpha(image: Any) -> bool:
+    """Whether a PIL image has transparency: an alpha mode, or a transparent colour key
+    or palette entry (``info["transparency"]``)."""
+    return image.mode in _ALPHA_MODES or "transparency" in image.info
 
 
 def as_rgb(source) -> np.ndarray:
@@ -105,8 +111,7 @@ def _image_as_rgb(im) -> np.ndarray:
         lum = np.where(a > 0, (la[..., 0] * 255 + a // 2) // np.maximum(a, 1), 0)
         lum = np.minimum(lum, 255).astype(np.uint8)
         return np.stack([lum, lum, lum, a.astype(np.uint8)], axis=-1)
-    has_alpha = mode in _ALPHA_MODES or "transparency" in im.info
-    return np.asarray(im.convert("RGBA" if has_alpha else "RGB"))
+    return np.asarray(im.convert("RGBA" if has_alpha(im) else "RGB"))
 
 
 class _PillowPixels:

@@ -29,6 +29,7 @@ from .screeninfo import (
     Bitfield,
     FixScreenInfo,
     VarScreenInfo,
+    describe_mode,
 )
 
 __all__ = ["BLANK_LEVELS", "Framebuffer", "open"]
@@ -531,7 +532,7 @@ class Framebuffer:
         want, asked = self._mode_request(width, height, bpp, virtual_width, virtual_height)
         if want is None:
             return
-        describe = _describe_mode(asked)
+        describe = describe_mode(asked)
         self._put_test(want, asked)
         original = self._device.get_var()
         _restore.register(self, self.restore)
@@ -679,7 +680,7 @@ class Framebuffer:
         return want, asked
 
     def _put_test(self, want: VarScreenInfo, asked: Dict[str, int]) -> VarScreenInfo:
-        describe = _describe_mode(asked)
+        describe = describe_mode(asked)
         try:
             tested = self._device.put_var(want.replace(activate=FB_ACTIVATE_TEST))
         except ModeError:
@@ -771,7 +772,7 @@ def _mode_mismatch(asked: Dict[str, int], got: VarScreenInfo) -> str:
     )
     if ok:
         return ""
-    return _describe_mode({k: getattr(got, k) for k in asked})
+    return describe_mode(got)
 
 
 def _fbdev_only(what: str, path: str) -> FramebufferError:
@@ -780,11 +781,4 @@ def _fbdev_only(what: str, path: str) -> FramebufferError:
         f"{what} is fbdev-only: a drm: display has none; use width, height, stride, format and fb.drm",
         path,
     )
-
-
-def _describe_mode(m: Dict[str, int]) -> str:
-    text = f"{m['xres']}x{m['yres']}-{m['bits_per_pixel']}"
-    if (m["xres_virtual"], m["yres_virtual"]) != (m["xres"], m["yres"]):
-        text += f" (virtual {m['xres_virtual']}x{m['yres_virtual']})"
-    return text
 

@@ -15,9 +15,12 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-__all__ = ["Mode", "Timings", "list_modes", "parse_mode", "read_fb_modes", "read_sysfs_modes"]
+if TYPE_CHECKING:
+    from .screeninfo import VarScreenInfo
+
+__all__ = ["Mode", "Rates", "Timings", "list_modes", "parse_mode", "read_fb_modes", "read_sysfs_modes"]
 
 SYSFS_GRAPHICS = "/sys/class/graphics"
 FB_MODES = "/etc/fb.modes"
@@ -44,6 +47,36 @@ class Timings:
     lower_margin: int
     hsync_len: int
     vsync_len: int
+
+    @classmethod
+    def from_var(cls, var: VarScreenInfo) -> Timings:
+        """The timings in a kernel ``var`` (its ``timings`` line in ``fbset -i``)."""
+        return cls(
+            var.pixclock, var.left_margin, var.right_margin, var.upper_margin, var.lower_margin, var.hsync_len,
+            var.vsync_len,
+        )
+
+    def rates(self, width: int, height: int) -> Rates | None:
+        """The pixel clock, line rate and refresh rate of a ``width`` x ``height`` mode.
+
+        Returns:
+            The :class:`Rates` in Hz, or None when there are no timings (a pixclock
+            of 0, as virtual and many DRM devices report).
+        """
+        htotal = width + self.left_margin + self.right_margin + self.hsync_len
+        vtotal = height + self.upper_margin + self.lower_margin + self.vsync_len
+        if self.pixclock <= 0 or htotal <= 0 or vtotal <= 0:
+            return None
+        pixel = 1e12 / self.pixclock  # pixclock is a period in picoseconds
+        return Rates(pixel, pixel / htotal, pixel / htotal / vtotal)
+
+
+class Rates(NamedTuple):
+    """What video timings come to, in Hz."""
+
+    pixel_clock: float
+    line_rate: float
+    refresh: float
 
 
 @dataclass(frozen=True)
@@ -296,10 +329,8 @@ def _fb_mode(name: str, fields: Dict[str, List[str]], source: str) -> Mode:
     t = _ints(fields.get("timings", []), 7)
     if t is not None:
         timings = Timings(*t)
-        htotal = xres + t[1] + t[2] + t[5]
-        vtotal = yres + t[3] + t[4] + t[6]
-        if t[0] > 0 and htotal and vtotal:
-            refresh = round(1e12 / t[0] / (htotal * vtotal))
+        rates = timings.rates(xres, yres)
+        refresh = None if rates is None else round(rates.refresh)
     laced = fields.get("laced", ["false"])[0].lower() == "true"
     return Mode(xres, yres, depth or None, vxres or None, vyres or None, refresh, laced, name, source, timings)
 

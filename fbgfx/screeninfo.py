@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, Dict
 
-__all__ = ["Bitfield", "FixScreenInfo", "VarScreenInfo"]
+__all__ = ["Bitfield", "FixScreenInfo", "VarScreenInfo", "describe_mode"]
 
 # <linux/fb.h> constants that the Python side needs by value.
 FB_TYPE_PACKED_PIXELS = 0
@@ -116,3 +117,17 @@ class FixScreenInfo:
 BITFIELD_NAMES = ("red", "green", "blue", "transp")
 VAR_FIELDS = tuple(f.name for f in dataclasses.fields(VarScreenInfo))
 FIX_FIELDS = tuple(f.name for f in dataclasses.fields(FixScreenInfo))
+
+
+def describe_mode(mode: VarScreenInfo | Mapping[str, int]) -> str:
+    """A mode as ``fbset`` users write it: ``800x600-16``, plus ``(virtual 800x1200)``.
+
+    Args:
+        mode: A var, or a mapping with its ``xres``, ``yres``, ``bits_per_pixel``,
+            ``xres_virtual`` and ``yres_virtual`` (what a mode change asks for).
+    """
+    m: Mapping[str, int] = mode if isinstance(mode, Mapping) else dataclasses.asdict(mode)
+    text = f"{m['xres']}x{m['yres']}-{m['bits_per_pixel']}"
+    if (m["xres_virtual"], m["yres_virtual"]) != (m["xres"], m["yres"]):
+        text += f" (virtual {m['xres_virtual']}x{m['yres_virtual']})"
+    return text

@@ -590,7 +590,7 @@ def test_play_drops_late_frames_but_never_the_last():
     """When showing a frame takes longer than the frame time, late frames are skipped and the last is shown."""
     import argparse
 
-    from fbgfx import cli
+    from fbgfx.cli.play import play_frames
 
     shown = []
 
@@ -600,7 +600,7 @@ def test_play_drops_late_frames_but_never_the_last():
             time.sleep(0.05)  # five frame times of 10 ms
 
     args = argparse.Namespace(stats=False, duration=None, fit="fit")
-    cli._play(SlowScreen(), args, (0, 0.01), iter([(i, 0.01) for i in range(1, 8)]))
+    play_frames(SlowScreen(), args, (0, 0.01), iter([(i, 0.01) for i in range(1, 8)]))
     assert shown[0] == 0 and shown[-1] == 7
     assert len(shown) < 8
 

@@ -19,7 +19,7 @@ from PIL import Image
 from test_cli import ROOT, V32, V565, animation, near, one_error_line, rgb_at, run, solid
 
 import fbgfx
-from fbgfx import cli
+from fbgfx.cli import _common, info, mode, show
 
 # -- one error line, never a traceback --------------------------------------------------------
 
@@ -92,10 +92,10 @@ def test_play_absurd_fps_is_one_error_line(tmp_path: Path, capsys: Any, monkeypa
 def test_last_line_of_defence(capsys: Any, monkeypatch: Any, error: BaseException) -> None:
     """OverflowError, RecursionError and MemoryError from anywhere below the CLI are one line, exit 2."""
 
-    def explode(args: Any) -> int:
+    def explode(*args: Any, **kwargs: Any) -> Any:
         raise error
 
-    monkeypatch.setattr(cli, "cmd_info", explode)
+    monkeypatch.setattr(info, "open_device", explode)
     code, _, err = run(capsys, "info", "-d", V565)
     assert code == 2
     one_error_line(err)
@@ -123,7 +123,7 @@ class FakeClock:
 def clock(monkeypatch: Any) -> FakeClock:
     """The command line's clock replaced by a FakeClock (threads keep real time)."""
     fake = FakeClock()
-    monkeypatch.setattr(cli, "time", fake)
+    monkeypatch.setattr(_common, "time", fake)
     return fake
 
 
@@ -156,7 +156,7 @@ def test_show_duration_does_not_wait_for_a_slow_decode(tmp_path: Path, capsys: A
     a = solid(tmp_path / "a.png", (8, 8), "red")
     b = solid(tmp_path / "b.png", (8, 8), "blue")
     release, finished = threading.Event(), threading.Event()
-    real_load = cli.load_image
+    real_load = _common.load_image
 
     def slow_load(path: str, *args: Any, **kwargs: Any) -> Any:
         if path == b:
@@ -164,7 +164,7 @@ def test_show_duration_does_not_wait_for_a_slow_decode(tmp_path: Path, capsys: A
             finished.set()
         return real_load(path, *args, **kwargs)
 
-    monkeypatch.setattr(cli, "load_image", slow_load)
+    monkeypatch.setattr(show, "load_image", slow_load)
     try:
         code, _, err = run(
             capsys, "show", a, b, "--delay", "0", "--duration", "0.3", "--out", tmp_path / "o.png", "-d", V565
@@ -217,9 +217,9 @@ def test_mode_card_any_size() -> None:
     """mode_card draws a card of every size from 1x1 up, with the label only where it fits."""
     for width in (1, 2, 3, 6, 7, 13, 32):
         for height in (1, 2, 3, 5, 24):
-            card = cli.mode_card(width, height, "640x480-16 RGB565")
+            card = mode.mode_card(width, height, "640x480-16 RGB565")
             assert card.size == (width, height)
-    card = cli.mode_card(800, 480, "800x480-16 RGB565")
+    card = mode.mode_card(800, 480, "800x480-16 RGB565")
     assert card.getpixel((400, 160)) != card.getpixel((400, 20))  # the label's box sits in the bars
 
 

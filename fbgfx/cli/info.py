@@ -1,0 +1,100 @@
+"""``fbgfx info``: what the framebuffer is, like ``fbset -i`` (or as JSON)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..device import Framebuffer
+from ..modes import Timings
+from ..screeninfo import VISUAL_NAMES
+from ._common import Command, Context, open_device
+
+__all__ = ["COMMAND", "info_dict", "info_text"]
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print var, fix and format as JSON")
+
+
+def run(args: argparse.Namespace, context: Context) -> int:
+    """Print the description of ``--device``; opened read-only, so nothing changes."""
+    with open_device(args, readonly=True) as fb:
+        print(json.dumps(info_dict(fb), indent=2) if args.json else info_text(fb))
+    return 0
+
+
+def info_dict(fb: Framebuffer) -> dict[str, Any]:
+    """var, fix and format of an open framebuffer as plain JSON-ready data."""
+    fmt = fb.format
+    channels = (("red", fmt.red), ("green", fmt.green), ("blue", fmt.blue), ("transp", fmt.transp))
+    return {
+        "device": fb.path,
+        "format": {
+            "name": fmt.name,
+            "bpp": fmt.bpp,
+            "indexed": fmt.indexed,
+            "gray": fmt.gray,
+            **{ch: {"offset": bf.offset, "length": bf.length, "msb_right": bf.msb_right} for ch, bf in channels},
+        },
+        "var": fb.var.asdict(),
+        "fix": fb.fix.asdict(),
+    }
+
+
+def info_text(fb: Framebuffer) -> str:
+    """The ``fbset -i`` style description of an open framebuffer."""
+    var, fix, fmt = fb.var, fb.fix, fb.format
+    rates = Timings.from_var(var).rates(var.xres, var.yres)
+    name = f"{var.xres}x{var.yres}" + (f"-{rates.refresh:.0f}" if rates else "")
+    lines = [f'mode "{name}"']
+    if rates:
+        lines.append(
+            f"    # D: {rates.pixel_clock / 1e6:.3f} MHz, H: {rates.line_rate / 1e3:.3f} kHz, V: {rates.refresh:.3f} Hz"
+        )
+    lines += [
+        f"    geometry {var.xres} {var.yres} {var.xres_virtual} {var.yres_virtual} {var.bits_per_pixel}",
+        f"    timings {var.pixclock} {var.left_margin} {var.right_margin} {var.upper_margin} "
+        f"{var.lower_margin} {var.hsync_len} {var.vsync_len}",
+    ]
+    if var.grayscale == 1:
+        lines.append("    grayscale true")
+    lines.append(f"    rgba {var.red},{var.green},{var.blue},{var.transp}")
+    lines.append("endmode")
+    lines.append("")
+    lines.append("Frame buffer device information:")
+    bitfields = "  ".join(
+        f"{ch} {getattr(var, ch).length}/{getattr(var, ch).offset}" for ch in ("red", "green", "blue", "transp")
+    )
+    rows = [
+        ("Name", fix.id),
+        ("Device", fb.path),
+        ("Format", f"{fmt.name} ({fmt.bpp} bpp)"),
+        (
+            "Geometry",
+            f"{var.xres}x{var.yres}, virtual {var.xres_virtual}x{var.yres_virtual}, offset {var.xoffset},{var.yoffset}",
+        ),
+        ("Bitfields", bitfields),
+        ("Address", f"{fix.smem_start:#x}"),
+        ("Size", str(fix.smem_len)),
+        ("Type", "PACKED PIXELS" if fix.type == 0 else str(fix.type)),
+        ("Visual", VISUAL_NAMES.get(fix.visual, str(fix.visual))),
+        ("XPanStep", str(fix.xpanstep)),
+        ("YPanStep", str(fix.ypanstep)),
+        ("YWrapStep", str(fix.ywrapstep)),
+        ("LineLength", str(fix.line_length)),
+        ("Pages", f"{fb.pages} in the virtual height"),
+        ("Accelerator", "No" if not fix.accel else str(fix.accel)),
+    ]
+    lines += [f"    {key:<12}: {value}" for key, value in rows]
+    return "\n".join(lines)
+
+
+COMMAND = Command(
+    name="info",
+    help="show what the framebuffer is (like fbset -i)",
+    description="Show the framebuffer's mode, pixel format and memory layout, like `fbset -i`.",
+    add_arguments=_arguments,
+    run=run,
+)

@@ -1,0 +1,113 @@
+"""``fbgfx show``: one picture, or a slideshow of several."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from collections.abc import Iterator
+
+from PIL import Image
+
+from ..screen import Screen
+from ._common import (
+    TIMED_OUT,
+    Command,
+    Context,
+    Prefetch,
+    add_fit,
+    check_image,
+    earlier,
+    load_image,
+    now,
+    open_device,
+    open_screen,
+    parse_background,
+    save_screen,
+    seconds,
+    wait_until,
+)
+
+__all__ = ["COMMAND"]
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="any image file Pillow reads")
+    add_fit(parser)
+    parser.add_argument("--delay", type=seconds, default=5.0, metavar="S", help="seconds per image (default 5)")
+    parser.add_argument("--loop", action="store_true", help="start again after the last image")
+    parser.add_argument("--duration", type=seconds, metavar="S", help="exit after this many seconds")
+    parser.add_argument(
+        "--background", default="black", metavar="COLOR", help="colour around and behind the picture (default black)"
+    )
+
+
+def run(args: argparse.Namespace, context: Context) -> int:
+    """Show the pictures in turn; the last stays until Ctrl-C or --duration."""
+    background = parse_background(args.background)
+    # Read the first picture and check the rest before touching the screen, so a typo
+    # leaves the screen and console as they were.
+    for path in args.images[1:]:
+        check_image(path)
+    with open_device(args) as fb:
+        size = (fb.width, fb.height)
+        first = load_image(args.images[0], size, args.fit)
+        deadline = None if args.duration is None else now() + args.duration
+        screen = open_screen(fb, args.out, context)
+        try:
+            try:
+                _slideshow(screen, args, first, background, size, deadline)
+            finally:
+                save_screen(fb, args.out)
+        finally:
+            screen.close()
+    return 0
+
+
+def _slideshow(
+    screen: Screen,
+    args: argparse.Namespace,
+    first: Image.Image,
+    background: tuple[int, int, int],
+    size: tuple[int, int],
+    deadline: float | None,
+) -> None:
+    paths: list[str] = args.images
+    screen.present(first, fit=args.fit, background=background)
+    if len(paths) == 1:
+        wait_until(deadline)
+        return
+
+    def later() -> Iterator[Image.Image]:
+        # The pictures after the first, decoded in a thread while one is up, so a
+        # slow decode neither delays the picture change nor outlasts --duration.
+        order = itertools.cycle(range(len(paths))) if args.loop else iter(range(len(paths)))
+        next(order)
+        for index in order:
+            yield load_image(paths[index], size, args.fit)
+
+    upcoming = Prefetch(later(), 1, name="fbgfx-show-reader")
+    try:
+        while True:
+            wait_until(earlier(now() + args.delay, deadline))
+            if deadline is not None and now() >= deadline:
+                return
+            image = upcoming.get(deadline)
+            if image is TIMED_OUT:
+                return
+            if image is None:  # the last picture was shown: it stays
+                wait_until(deadline)
+                return
+            screen.present(image, fit=args.fit, background=background)
+    finally:
+        upcoming.close()
+
+
+COMMAND = Command(
+    name="show",
+    help="show images, or a slideshow of them",
+    description="Show one image, or several as a slideshow. Without --duration the last picture stays until "
+    "Ctrl-C; then the console comes back.",
+    add_arguments=_arguments,
+    run=run,
+    out=True,
+)
