@@ -79,7 +79,8 @@ class KernelDevice:
         ptrs = [ffi.cast("uint16_t *", ffi.from_buffer(row)) for row in table]
         cmap.red, cmap.green, cmap.blue, cmap.transp = ptrs
         self._check(lib.fbgfx_get_cmap(self.fd, cmap), "reading the colour map (FBIOGETCMAP)")
-        return table.T.copy()
+        entries: np.ndarray = table.T.copy()
+        return entries
 
     def put_cmap(self, start: int, entries: np.ndarray) -> None:
         """Write (n, 4) uint16 colour map entries from ``start``."""
