@@ -9,19 +9,31 @@ Screen by :func:`transfer_for`:
 - :class:`_Plain`: the page has the frame's layout; a copy is a slice assignment.
 - :class:`_Packed`: formats of fewer than 8 bits; pixels are packed into bytes
   (whole bytes around the region are rewritten).
+- :class:`_Turned`: the panel shows the frame turned (``Screen(rotate=...)``); every
+  rectangle is turned as it is written, by the tiled C kernels of native/rotate.c
+  (RGB is converted and turned in one pass), so a 32x32 change costs a 32x32 write.
+- :class:`_TurnedPacked`: turned, and fewer than 8 bits a pixel.
+
+Rotation is clockwise on the panel: with ``rotate=90`` the frame's top-left pixel
+is shown at the panel's top-right corner, its top row down the panel's right edge.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any
 
 import numpy as np
 
 from . import convert
+from ._ffi import check_value, ffi, lib
 from ._region import Region
 from .pixelformat import PixelFormat
 
-__all__ = ["Transfer", "transfer_for"]
+#: Degrees a Screen may turn its picture (clockwise on the panel).
+ROTATIONS = (0, 90, 180, 270)
+
+__all__ = ["ROTATIONS", "Transfer", "transfer_for"]
 
 
 class Transfer(ABC):
@@ -80,7 +92,144 @@ class _Packed(Transfer):
         page[...] = fmt.pack_bits(native)
 
 
-def transfer_for(fmt: PixelFormat, palette: np.ndarray | None, width: int, height: int) -> Transfer:
-    """The :class:`Transfer` for frames of ``width`` x ``height`` into ``fmt`` pages."""
-    cls = _Packed if fmt.is_packed else _Plain
-    return cls(fmt, palette, width, height)
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
+
+
+def _turnable(a: np.ndarray, size: int) -> bool:
+    """True when the kernels can address ``a``: pixels of ``size`` bytes packed along
+    rows, rows going down, and (2 and 4 byte pixels) rows and start aligned to the
+    pixel size."""
+    if a.strides[1] != size or a.strides[0] <= 0:
+        return False
+    return size == 3 or (a.strides[0] % size == 0 and _address(a) % size == 0)
+
+
+class _Turned(Transfer):
+    """The panel shows the frame turned ``rotate`` degrees clockwise.
+
+    Pages are the panel's size (``height`` x ``width`` frames are ``width`` pixels
+    tall on the panel when turned a quarter turn).
+    """
+
+    def __init__(self, fmt: PixelFormat, palette: np.ndarray | None, width: int, height: int, rotate: int) -> None:
+        super().__init__(fmt, palette, width, height)
+        self.turn = rotate // 90
+        self.page_width, self.page_height = (height, width) if self.turn % 2 else (width, height)
+        self._size = max(fmt.bpp // 8, 1)  # bytes of one pixel in a frame
+        self._spec = _pack_spec(fmt)
+        # A frame in the device's layout, unturned, for conversions rotate_pack cannot do
+        # (gray, palette, 24 bpp, channels of more than 8 bits): converted, then turned.
+        self._scratch: np.ndarray | None = None
+
+    def to_page(self, x0: int, y0: int, x1: int, y1: int) -> tuple[int, int, int, int]:
+        """Where the frame's rectangle [x0, x1) x [y0, y1) is on the panel, as (x0, y0, x1, y1)."""
+        w, h = self.width, self.height
+        if self.turn == 1:
+            return h - y1, x0, h - y0, x1
+        if self.turn == 2:
+            return w - x1, h - y1, w - x0, h - y0
+        return y0, w - x1, y1, w - x0
+
+    def to_frame(self, x0: int, y0: int, x1: int, y1: int) -> tuple[int, int, int, int]:
+        """The frame's rectangle shown at the panel's [x0, x1) x [y0, y1) (inverse of :meth:`to_page`)."""
+        w, h = self.width, self.height
+        if self.turn == 1:
+            return y0, h - x1, y1, h - x0
+        if self.turn == 2:
+            return w - x1, h - y1, w - x0, h - y0
+        return w - y1, x0, w - y0, x1
+
+    def copy(self, frame: np.ndarray, region: Region, page: np.ndarray) -> None:
+        for y0, y1, x0, x1 in region.runs():
+            px0, py0, px1, py1 = self.to_page(x0, y0, x1, y1)
+            self._turn(frame[y0:y1, x0:x1], page[py0:py1, px0:px1])
+
+    def convert(self, rgb: np.ndarray, page: np.ndarray) -> None:
+        spec = self._spec
+        if spec is not None and _turnable(page, self._size):
+            step = rgb.strides[1]
+            if rgb.strides[2] != 1 or step not in (3, 4) or rgb.strides[0] < 0:
+                rgb = np.ascontiguousarray(rgb)
+                step = 3
+            h, w = rgb.shape[:2]
+            check_value(
+                lib.rotate_pack(
+                    ffi.cast("uint8_t *", _address(rgb)), rgb.strides[0], step,
+                    ffi.cast("uint8_t *", _address(page)), page.strides[0], w, h, self.turn, spec,
+                ),
+                "present: turning the picture",
+            )  # fmt: skip
+            return
+        scratch = self._frame_scratch()
+        convert.to_native(rgb, self.format, scratch, palette=self.palette)
+        self._turn(scratch, page)
+
+    def _frame_scratch(self) -> np.ndarray:
+        if self._scratch is None:
+            self._scratch = np.empty(self.format.array_shape(self.height, self.width), self.format.dtype)
+        return self._scratch
+
+    def _turn(self, src: np.ndarray, dst: np.ndarray) -> None:
+        """Write ``src`` (native pixels of the frame) turned into ``dst`` (its place on the panel)."""
+        h, w = src.shape[:2]
+        if h == 0 or w == 0:
+            return
+        size = self._size
+        if not (_turnable(src, size) and _turnable(dst, size)):  # e.g. a view of odd alignment
+            dst[...] = np.rot90(src, -self.turn)
+            return
+        check_value(
+            lib.rotate_copy(
+                ffi.cast("uint8_t *", _address(src)), src.strides[0],
+                ffi.cast("uint8_t *", _address(dst)), dst.strides[0], w, h, size, self.turn,
+            ),
+            "turning a frame",
+        )  # fmt: skip
+
+
+class _TurnedPacked(_Turned):
+    """Turned, and fewer than 8 bits a pixel: turned one byte a pixel, then packed
+    (whole bytes around each rectangle are rewritten from the frame)."""
+
+    def copy(self, frame: np.ndarray, region: Region, page: np.ndarray) -> None:
+        per_byte = 8 // self.format.bpp
+        for y0, y1, x0, x1 in region.runs():
+            px0, py0, px1, py1 = self.to_page(x0, y0, x1, y1)
+            b0, b1 = px0 // per_byte, -(-px1 // per_byte)
+            px0, px1 = b0 * per_byte, min(b1 * per_byte, self.page_width)
+            fx0, fy0, fx1, fy1 = self.to_frame(px0, py0, px1, py1)
+            turned = np.empty((py1 - py0, px1 - px0), np.uint8)
+            self._turn(frame[fy0:fy1, fx0:fx1], turned)
+            page[py0:py1, b0:b1] = self.format.pack_bits(turned)
+
+    def convert(self, rgb: np.ndarray, page: np.ndarray) -> None:
+        scratch = self._frame_scratch()
+        convert.to_native(rgb, self.format, scratch, palette=self.palette)
+        turned = np.empty((self.page_height, self.page_width), np.uint8)
+        self._turn(scratch, turned)
+        page[...] = self.format.pack_bits(turned)
+
+
+def _pack_spec(fmt: PixelFormat) -> Any:
+    """rotate_pack's description of ``fmt``, or None when it takes another path."""
+    fields = (fmt.red, fmt.green, fmt.blue, fmt.transp)
+    if fmt.indexed or fmt.gray or fmt.bpp not in (16, 32) or any(bf.length > 8 for bf in fields):
+        return None
+    spec = ffi.new("rotate_format *")
+    spec.bytes = fmt.bpp // 8
+    for i, bf in enumerate(fields):
+        spec.off[i], spec.len[i] = bf.offset, bf.length
+    return spec
+
+
+def transfer_for(fmt: PixelFormat, palette: np.ndarray | None, width: int, height: int, rotate: int = 0) -> Transfer:
+    """The :class:`Transfer` for ``width`` x ``height`` frames into ``fmt`` pages, the
+    picture turned ``rotate`` degrees clockwise on the panel (one of :data:`ROTATIONS`)."""
+    if rotate not in ROTATIONS:
+        raise ValueError(f"rotate must be one of 0, 90, 180, 270 (degrees clockwise), not {rotate!r}")
+    if rotate:
+        turned = _TurnedPacked if fmt.is_packed else _Turned
+        return turned(fmt, palette, width, height, rotate)
+    plain = _Packed if fmt.is_packed else _Plain
+    return plain(fmt, palette, width, height)

@@ -27,12 +27,20 @@ size is converted straight into the page that is shown next.
 Closing the Screen (also on an exception, fatal signals and interpreter exit, see
 :mod:`fbgfx._restore`) puts back the virtual size, the pan offset, the palette and the
 console's KD mode.
+
+``rotate`` turns the picture on the panel (a panel mounted in portrait or upside
+down): ``Screen(fb, rotate=90)`` shows everything drawn and presented turned 90
+degrees **clockwise**, so a 800x480 panel gives a 480x800 screen. :attr:`Screen.width`
+and :attr:`Screen.height` are that logical size; the turning happens as frames are
+written into video memory, only where they changed. ``$FBGFX_ROTATE`` sets the default.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import numbers
+import os
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -42,7 +50,7 @@ import numpy as np
 from . import _restore, convert
 from ._buffering import Buffering, choose
 from ._region import Region
-from ._transfer import Transfer, transfer_for
+from ._transfer import ROTATIONS, Transfer, transfer_for
 from .color import resolve
 from .console import Console
 from .errors import FramebufferError
@@ -81,14 +89,26 @@ class Screen:
             (black) or a colour.
         vsync: Wait for the vertical blank before showing a frame, where the driver
             can wait (most cannot; then this costs nothing).
+        rotate: Degrees the picture is turned clockwise on the panel: 0, 90, 180 or
+            270. None (the default) takes ``$FBGFX_ROTATE``, else 0.
+
+    Attributes:
+        width: Logical width in pixels: what is drawn on (the panel's height when
+            turned 90 or 270 degrees).
+        height: Logical height in pixels.
+        rotate: Degrees the picture is turned clockwise on the panel (logical pixel
+            ``(x, y)`` is shown at panel pixel ``(fb.width - 1 - y, x)`` for 90).
+        buffering: The buffering in use: ``"flip"``, ``"copy"`` or ``"single"``.
 
     Raises:
-        ValueError: An unknown buffering or palette option.
+        ValueError: An unknown buffering, palette or rotate option (also from
+            ``$FBGFX_ROTATE``).
         FramebufferError: ``buffering="flip"`` on a device that cannot pan or has no
             room for two pages.
 
     Formats of fewer than 8 bits cannot be drawn in place (a Surface holds one pixel
-    per byte), so with them ``"single"`` also draws in RAM and shows on :meth:`flip`.
+    per byte), nor can a turned picture, so with them ``"single"`` also draws in RAM
+    and shows on :meth:`flip`.
     Change the mode before opening a Screen, not while it is open.
     """
 
@@ -101,15 +121,17 @@ class Screen:
         palette: Any = "default",
         clear: Any = False,
         vsync: bool = True,
+        rotate: int | None = None,
     ) -> None:
+        rotate = _rotation(rotate)
         if buffering not in BUFFERING:
             raise ValueError(f"buffering must be one of {', '.join(BUFFERING)}, not {buffering!r}")
         if isinstance(palette, str) and palette != "default":
             raise ValueError(f"palette must be 'default', None or an (n, 3) array, not {palette!r}")
         self.fb = fb
         self.format: PixelFormat = fb.format
-        self.width, self.height = fb.width, fb.height
-        #: The buffering in use: ``"flip"``, ``"copy"`` or ``"single"``.
+        self.rotate = rotate
+        self.width, self.height = (fb.height, fb.width) if rotate in (90, 270) else (fb.width, fb.height)
         self.buffering = buffering
         self._closed = False
         self._console: Console | None = None
@@ -140,7 +162,7 @@ class Screen:
         w, h = self.width, self.height
         self._strategy = strategy = choose(fb, buffering, w, h, vsync)
         self.buffering = strategy.name
-        transfer = transfer_for(self.format, self._palette, w, h)
+        transfer = transfer_for(self.format, self._palette, w, h, self.rotate)
         if strategy.draws_in_place and transfer.in_place:
             self._back = _InPlace(strategy, transfer)
         elif clear is False or clear is None:
@@ -203,7 +225,8 @@ class Screen:
         if self._closed or self._back is None:
             state = "closed" if self._closed else "opening"
         else:
-            state = f"{self.width}x{self.height} {self.format.name} {self.buffering}"
+            turned = f" rotate={self.rotate}" if self.rotate else ""
+            state = f"{self.width}x{self.height} {self.format.name} {self.buffering}{turned}"
         return f"<Screen {self.fb.path} {state}>"
 
     # -- drawing ----------------------------------------------------------------------------------
@@ -322,6 +345,24 @@ class Screen:
 
     def _native_color(self, color: Any) -> int:
         return resolve(color, self.format, self._palette).value
+
+
+def _rotation(rotate: object) -> int:
+    """``rotate`` checked, or ``$FBGFX_ROTATE`` (else 0) for None."""
+    if rotate is None:
+        text = os.environ.get("FBGFX_ROTATE", "").strip()
+        if not text:
+            return 0
+        try:
+            value = int(text)
+        except ValueError:
+            value = -1
+        if value not in ROTATIONS:
+            raise ValueError(f"$FBGFX_ROTATE must be 0, 90, 180 or 270 (degrees clockwise), not {text!r}")
+        return value
+    if isinstance(rotate, bool) or not isinstance(rotate, numbers.Integral) or int(rotate) not in ROTATIONS:
+        raise ValueError(f"rotate must be 0, 90, 180 or 270 (degrees clockwise), not {rotate!r}")
+    return int(rotate)
 
 
 # -- back buffers: what the Surface draws on, and how a frame leaves it ------------------------------

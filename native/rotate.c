@@ -1,0 +1,507 @@
+/* Rotation kernels for fbgfx.Screen(rotate=...) (fbgfx/_transfer.py): a frame is
+ * turned a quarter or a half turn while it is written into video memory.
+ *
+ * A "block" is width x height pixels of the frame (the Screen's logical picture), rows
+ * src_stride bytes apart. It is written turned clockwise by `turn` quarter turns (1, 2
+ * or 3) into the panel's memory at dst, which points at the top-left pixel of where
+ * the block lands there (rows dst_stride bytes apart). Turned by 1 or 3 the block is
+ * height pixels wide and width tall on the panel. Pixel (x, y) of the block goes to
+ *     turn 1 (90 clockwise):  (height - 1 - y, x)
+ *     turn 2 (180):           (width - 1 - x, height - 1 - y)
+ *     turn 3 (270 clockwise): (y, width - 1 - x)
+ * Nothing outside the block and its turned place is read or written.
+ *
+ * The work goes tile by tile (ROTATE_TILE pixels square): a tile's source rows stay in
+ * L1 while its panel rows are written left to right, whole cache lines at a time (video
+ * memory is write-combined on real hardware: it wants sequential writes, never reads).
+ * rotate_pack converts RGB into the device's layout a tile at a time (a plain row loop
+ * GCC vectorises) into a buffer on the stack and writes that turned, so the picture is
+ * turned while it is converted, not converted and then copied turned. */
+
+#define ROTATE_TILE 32
+#define ROTATE_INLINE static inline __attribute__((always_inline))
+
+typedef struct rotate_format {
+    int bytes;  /* 2 or 4: direct colour, channels of 1..8 bits */
+    int off[4]; /* bit offsets of red, green, blue, alpha */
+    int len[4]; /* bit lengths; len[3] == 0 when there is no alpha */
+} rotate_format;
+
+/* One tile: src is its top-left pixel in the frame, dst the top-left of its turned
+ * place; tw x th pixels in the frame. Panel row i, column j takes the pixel given in
+ * the file comment, so each panel row is one run of stores. */
+#define ROTATE_TILE_FN(NAME, T)                                                                            \
+    ROTATE_INLINE void NAME(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, int tw, int th,  \
+                            int turn)                                                                      \
+    {                                                                                                      \
+        if (turn == 1) {                                                                                   \
+            for (int i = 0; i < tw; i++) { /* panel row i: frame column i, bottom to top */                \
+                T *restrict out = (T *)(dst + i * ds);                                                     \
+                const uint8_t *col = src + (ptrdiff_t)(th - 1) * ss + (ptrdiff_t)i * (ptrdiff_t)sizeof(T); \
+                for (int j = 0; j < th; j++)                                                               \
+                    out[j] = *(const T *)(col - j * ss);                                                   \
+            }                                                                                              \
+        } else if (turn == 3) {                                                                            \
+            for (int i = 0; i < tw; i++) { /* panel row i: frame column tw-1-i, top to bottom */          \
+                T *restrict out = (T *)(dst + i * ds);                                                     \
+                const uint8_t *col = src + (ptrdiff_t)(tw - 1 - i) * (ptrdiff_t)sizeof(T);                 \
+                for (int j = 0; j < th; j++)                                                               \
+                    out[j] = *(const T *)(col + j * ss);                                                   \
+            }                                                                                              \
+        } else {                                                                                           \
+            for (int i = 0; i < th; i++) { /* panel row i: frame row th-1-i, right to left */             \
+                T *restrict out = (T *)(dst + i * ds);                                                     \
+                const T *row = (const T *)(src + (ptrdiff_t)(th - 1 - i) * ss);                            \
+                for (int j = 0; j < tw; j++)                                                               \
+                    out[j] = row[tw - 1 - j];                                                              \
+            }                                                                                              \
+        }                                                                                                  \
+    }
+
+ROTATE_TILE_FN(rotate_tile_8, uint8_t)
+ROTATE_TILE_FN(rotate_tile_16, uint16_t)
+ROTATE_TILE_FN(rotate_tile_32, uint32_t)
+
+typedef struct {
+    uint8_t b[3];
+} rotate_px24;
+ROTATE_TILE_FN(rotate_tile_24, rotate_px24)
+
+/* ---- x86-64: 8x8 blocks turned in registers ----------------------------------------
+ * A quarter turn is a transpose with the rows (turn 1) or the output rows (turn 3)
+ * taken in reverse order. The scalar tiles above read a column per panel row (one
+ * load a pixel); these transpose 8x8 blocks with unpack/permute steps instead: 32-bit
+ * pixels with AVX2 (chosen at run time, as convert.c does), 16-bit with SSE2. Only
+ * tiles whose sides are multiples of 8 take them; the others take the plain loops. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FBGFX_NO_CLONES)
+#include <immintrin.h>
+#include <stdlib.h>
+#define ROTATE_X86 1
+
+/* FBGFX_NO_AVX2=1 turns the AVX2 kernels off (so tests can check the plain loops). */
+static int rotate_have_avx2(void)
+{
+    static int have = -1; /* racing threads all store the same answer */
+    if (have < 0) {
+        const char *off = getenv("FBGFX_NO_AVX2");
+        have = __builtin_cpu_supports("avx2") && !(off && *off && *off != '0');
+    }
+    return have;
+}
+
+/* Rows r[0..7] of 32-bit pixels in; out, u[c] holds column c of rows 0..3 in its low
+ * lane and column c + 4 of rows 0..3 in its high lane, u[c + 4] the same of rows 4..7. */
+__attribute__((target("avx2"), always_inline)) static inline void rotate_t8x8_32_lanes(const __m256i r[8],
+                                                                                       __m256i u[8])
+{
+    __m256i t[8];
+    for (int k = 0; k < 8; k += 2) {
+        t[k] = _mm256_unpacklo_epi32(r[k], r[k + 1]);
+        t[k + 1] = _mm256_unpackhi_epi32(r[k], r[k + 1]);
+    }
+    for (int k = 0; k < 8; k += 4) {
+        u[k / 4 * 4] = _mm256_unpacklo_epi64(t[k], t[k + 2]);
+        u[k / 4 * 4 + 1] = _mm256_unpackhi_epi64(t[k], t[k + 2]);
+        u[k / 4 * 4 + 2] = _mm256_unpacklo_epi64(t[k + 1], t[k + 3]);
+        u[k / 4 * 4 + 3] = _mm256_unpackhi_epi64(t[k + 1], t[k + 3]);
+    }
+}
+
+/* Rows r[0..7] of 32-bit pixels in, r[c] = column c of the block out. */
+__attribute__((target("avx2"), always_inline)) static inline void rotate_t8x8_32(__m256i r[8])
+{
+    __m256i u[8];
+    rotate_t8x8_32_lanes(r, u);
+    for (int c = 0; c < 4; c++) {
+        r[c] = _mm256_permute2x128_si256(u[c], u[c + 4], 0x20);
+        r[c + 4] = _mm256_permute2x128_si256(u[c], u[c + 4], 0x31);
+    }
+}
+
+/* A tile of 32-bit pixels turned by 1 or 3, tw and th multiples of 8. */
+__attribute__((target("avx2"))) static void rotate_avx2_tile_32(const uint8_t *src, ptrdiff_t ss, uint8_t *dst,
+                                                                ptrdiff_t ds, int tw, int th, int turn)
+{
+    __m256i r[8];
+    for (int bx = 0; bx < tw; bx += 8) { /* panel rows fill left to right */
+        for (int j = 0; j < th; j += 8) {
+            const int by = turn == 1 ? th - 8 - j : j;
+            const uint8_t *s = src + (ptrdiff_t)by * ss + (ptrdiff_t)bx * 4;
+            if (turn == 1) { /* bottom row first: panel rows read the column upwards */
+                for (int k = 0; k < 8; k++)
+                    r[k] = _mm256_loadu_si256((const __m256i *)(s + (ptrdiff_t)(7 - k) * ss));
+                rotate_t8x8_32(r);
+                uint8_t *d = dst + (ptrdiff_t)bx * ds + (ptrdiff_t)(th - 8 - by) * 4;
+                for (int c = 0; c < 8; c++)
+                    _mm256_storeu_si256((__m256i *)(d + (ptrdiff_t)c * ds), r[c]);
+            } else { /* column c goes to panel row tw - 1 - (bx + c) */
+                for (int k = 0; k < 8; k++)
+                    r[k] = _mm256_loadu_si256((const __m256i *)(s + (ptrdiff_t)k * ss));
+                rotate_t8x8_32(r);
+                uint8_t *d = dst + (ptrdiff_t)(tw - 1 - bx) * ds + (ptrdiff_t)by * 4;
+                for (int c = 0; c < 8; c++)
+                    _mm256_storeu_si256((__m256i *)(d - (ptrdiff_t)c * ds), r[c]);
+            }
+        }
+    }
+}
+
+/* Rows r[0..7] of 16-bit pixels in, r[c] = column c of the block out (SSE2). */
+static inline void rotate_t8x8_16(__m128i r[8])
+{
+    __m128i a[8], b[8];
+    for (int k = 0; k < 8; k += 2) {
+        a[k] = _mm_unpacklo_epi16(r[k], r[k + 1]);
+        a[k + 1] = _mm_unpackhi_epi16(r[k], r[k + 1]);
+    }
+    for (int k = 0; k < 8; k += 4) {
+        b[k] = _mm_unpacklo_epi32(a[k], a[k + 2]);
+        b[k + 1] = _mm_unpackhi_epi32(a[k], a[k + 2]);
+        b[k + 2] = _mm_unpacklo_epi32(a[k + 1], a[k + 3]);
+        b[k + 3] = _mm_unpackhi_epi32(a[k + 1], a[k + 3]);
+    }
+    for (int c = 0; c < 4; c++) {
+        r[2 * c] = _mm_unpacklo_epi64(b[c], b[c + 4]);
+        r[2 * c + 1] = _mm_unpackhi_epi64(b[c], b[c + 4]);
+    }
+}
+
+/* A tile of 16-bit pixels turned by 1 or 3, tw and th multiples of 8. */
+static void rotate_sse2_tile_16(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, int tw, int th,
+                                int turn)
+{
+    __m128i r[8];
+    for (int bx = 0; bx < tw; bx += 8) { /* panel rows fill left to right */
+        for (int j = 0; j < th; j += 8) {
+            const int by = turn == 1 ? th - 8 - j : j;
+            const uint8_t *s = src + (ptrdiff_t)by * ss + (ptrdiff_t)bx * 2;
+            if (turn == 1) {
+                for (int k = 0; k < 8; k++)
+                    r[k] = _mm_loadu_si128((const __m128i *)(s + (ptrdiff_t)(7 - k) * ss));
+                rotate_t8x8_16(r);
+                uint8_t *d = dst + (ptrdiff_t)bx * ds + (ptrdiff_t)(th - 8 - by) * 2;
+                for (int c = 0; c < 8; c++)
+                    _mm_storeu_si128((__m128i *)(d + (ptrdiff_t)c * ds), r[c]);
+            } else {
+                for (int k = 0; k < 8; k++)
+                    r[k] = _mm_loadu_si128((const __m128i *)(s + (ptrdiff_t)k * ss));
+                rotate_t8x8_16(r);
+                uint8_t *d = dst + (ptrdiff_t)(tw - 1 - bx) * ds + (ptrdiff_t)by * 2;
+                for (int c = 0; c < 8; c++)
+                    _mm_storeu_si128((__m128i *)(d - (ptrdiff_t)c * ds), r[c]);
+            }
+        }
+    }
+}
+
+/* How rotate_avx2_pack_tile gets a channel into place. */
+enum rotate_kind { ROTATE_K_SHIFT, ROTATE_K_BYTES, ROTATE_K_565, ROTATE_K_BGR565 };
+
+static enum rotate_kind rotate_kind_of(const rotate_format *f)
+{
+    const int *o = f->off, *l = f->len;
+    if (f->bytes == 4 && l[0] == 8 && l[1] == 8 && l[2] == 8 && o[0] % 8 == 0 && o[1] % 8 == 0 && o[2] % 8 == 0)
+        return ROTATE_K_BYTES; /* XRGB8888, XBGR8888, ARGB8888, RGBA8888, ... */
+    if (f->bytes == 2 && l[0] == 5 && l[1] == 6 && l[2] == 5 && o[1] == 5 && !l[3])
+        return o[0] == 11 && o[2] == 0 ? ROTATE_K_565 : o[0] == 0 && o[2] == 11 ? ROTATE_K_BGR565 : ROTATE_K_SHIFT;
+    return ROTATE_K_SHIFT;
+}
+
+/* Constants of one rotate_pack call for the AVX2 blocks. */
+typedef struct {
+    __m256i mask, alpha, ff, m5, m6, m5lo, m5hi, reverse;
+    __m128i crs, cgs, cbs, cro, cgo, cbo;
+    int hi, step;
+    enum rotate_kind kind;
+} rotate_avx2_k;
+
+__attribute__((target("avx2"))) static void rotate_avx2_setup(rotate_avx2_k *k, int step, const rotate_format *f)
+{
+    uint8_t m[32];
+    k->kind = rotate_kind_of(f);
+    k->step = step;
+    k->hi = step == 3 ? 8 : 16; /* where the high lane's load starts */
+    for (int p = 0; p < 8; p++) {
+        const int lane = p / 4, at = 16 * lane + 4 * (p % 4), from = step * p - (lane ? k->hi : 0);
+        m[at] = m[at + 1] = m[at + 2] = m[at + 3] = 0x80;
+        for (int c = 0; c < 3; c++)
+            m[at + (k->kind == ROTATE_K_BYTES ? f->off[c] / 8 : c)] = (uint8_t)(from + c);
+    }
+    k->mask = _mm256_loadu_si256((const __m256i *)m);
+    k->alpha = _mm256_set1_epi32(f->len[3] ? (int)((255u >> (8 - f->len[3])) << f->off[3]) : 0);
+    k->ff = _mm256_set1_epi32(0xFF);
+    k->m5 = _mm256_set1_epi32(0xF8);
+    k->m6 = _mm256_set1_epi32(0x07E0);
+    k->m5lo = _mm256_set1_epi32(0x1F);
+    k->m5hi = _mm256_set1_epi32(0xF800);
+    k->reverse = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+    k->crs = _mm_cvtsi32_si128(8 - f->len[0]);
+    k->cgs = _mm_cvtsi32_si128(8 - f->len[1]);
+    k->cbs = _mm_cvtsi32_si128(8 - f->len[2]);
+    k->cro = _mm_cvtsi32_si128(f->off[0]);
+    k->cgo = _mm_cvtsi32_si128(f->off[1]);
+    k->cbo = _mm_cvtsi32_si128(f->off[2]);
+}
+
+/* 8 RGB pixels at p converted, as 32-bit words (16-bit layouts in the low half). A byte
+ * shuffle gathers them; for whole-byte channels that is the pixel, else the words are
+ * R | G << 8 | B << 16 and each channel is masked and shifted into place. Reads only
+ * the 8 pixels' bytes. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i rotate_avx2_px8(const uint8_t *p,
+                                                                                     const rotate_avx2_k *k)
+{
+    __m256i w = _mm256_shuffle_epi8(
+        _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)p)),
+                                _mm_loadu_si128((const __m128i *)(p + k->hi)), 1),
+        k->mask);
+    switch (k->kind) {
+    case ROTATE_K_BYTES: return _mm256_or_si256(w, k->alpha);
+    case ROTATE_K_565: /* (R & 0xF8) << 8 | (G & 0xFC) << 3 | B >> 3 */
+        return _mm256_or_si256(_mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, k->m5), 8),
+                                               _mm256_and_si256(_mm256_srli_epi32(w, 5), k->m6)),
+                               _mm256_srli_epi32(w, 19));
+    case ROTATE_K_BGR565: /* R >> 3 | (G & 0xFC) << 3 | (B & 0xF8) << 8 */
+        return _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(w, 3), k->m5lo),
+                                               _mm256_and_si256(_mm256_srli_epi32(w, 5), k->m6)),
+                               _mm256_and_si256(_mm256_srli_epi32(w, 8), k->m5hi));
+    default: {
+        __m256i r = _mm256_sll_epi32(_mm256_srl_epi32(_mm256_and_si256(w, k->ff), k->crs), k->cro);
+        __m256i g = _mm256_sll_epi32(_mm256_srl_epi32(_mm256_and_si256(_mm256_srli_epi32(w, 8), k->ff), k->cgs),
+                                     k->cgo);
+        __m256i b = _mm256_sll_epi32(_mm256_srl_epi32(_mm256_srli_epi32(w, 16), k->cbs), k->cbo);
+        return _mm256_or_si256(_mm256_or_si256(r, g), _mm256_or_si256(b, k->alpha));
+    }
+    }
+}
+
+/* Two rows of 8 converted 32-bit words as 8 16-bit pixels each (exact: they fit). */
+__attribute__((target("avx2"), always_inline)) static inline void rotate_avx2_narrow(__m256i a, __m256i b, __m128i *lo,
+                                                                                     __m128i *hi)
+{
+    __m256i v = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);
+    *lo = _mm256_castsi256_si128(v);
+    *hi = _mm256_extracti128_si256(v, 1);
+}
+
+/* The 8x8 blocks of [x0, x1) x [y0, y1) (multiples of 8) of a width x height block of
+ * RGB, converted and turned in registers straight into the panel's memory: no pixel
+ * goes through memory in between. Tile by tile, for the same locality as rotate_copy. */
+__attribute__((target("avx2"))) static void rotate_avx2_pack_blocks(const uint8_t *src, ptrdiff_t ss, uint8_t *dst,
+                                                                   ptrdiff_t ds, int width, int height, int turn,
+                                                                   int bytes, const rotate_avx2_k *k, int x1,
+                                                                   int y1)
+{
+    const int step = k->step;
+    for (int ty = 0; ty < y1; ty += ROTATE_TILE) {
+        const int ey = ty + ROTATE_TILE < y1 ? ty + ROTATE_TILE : y1;
+        for (int tx = 0; tx < x1; tx += ROTATE_TILE) {
+            const int ex = tx + ROTATE_TILE < x1 ? tx + ROTATE_TILE : x1;
+            /* blocks that share panel rows one after another, so panel rows fill left to
+             * right (whole cache lines while they are still in the write buffers) */
+            for (int i = 0, nx = (ex - tx) / 8, n = nx * ((ey - ty) / 8); i < n; i++) {
+                const int bx = tx + 8 * (turn == 2 ? i % nx : i / ((ey - ty) / 8));
+                const int by = ty + 8 * (turn == 2 ? i / nx : (turn == 1 ? (ey - ty) / 8 - 1 - i % ((ey - ty) / 8)
+                                                                           : i % ((ey - ty) / 8)));
+                {
+                    const uint8_t *s = src + (ptrdiff_t)by * ss + (ptrdiff_t)bx * step;
+                    __m256i r[8];
+                    if (turn == 2) { /* each row reversed, rows bottom up */
+                        uint8_t *d = dst + (ptrdiff_t)(height - 1 - by) * ds + (ptrdiff_t)(width - 8 - bx) * bytes;
+                        for (int y = 0; y < 8; y++)
+                            r[y] = _mm256_permutevar8x32_epi32(rotate_avx2_px8(s + (ptrdiff_t)y * ss, k), k->reverse);
+                        if (bytes == 4) {
+                            for (int y = 0; y < 8; y++)
+                                _mm256_storeu_si256((__m256i *)(d - (ptrdiff_t)y * ds), r[y]);
+                        } else {
+                            for (int y = 0; y < 8; y += 2) {
+                                __m128i a, b;
+                                rotate_avx2_narrow(r[y], r[y + 1], &a, &b);
+                                _mm_storeu_si128((__m128i *)(d - (ptrdiff_t)y * ds), a);
+                                _mm_storeu_si128((__m128i *)(d - (ptrdiff_t)(y + 1) * ds), b);
+                            }
+                        }
+                        continue;
+                    }
+                    /* turn 1 takes the rows bottom up, so panel rows read the columns upwards */
+                    for (int y = 0; y < 8; y++)
+                        r[y] = rotate_avx2_px8(s + (ptrdiff_t)(turn == 1 ? 7 - y : y) * ss, k);
+                    /* column c lands on panel row bx + c (turn 1) or width - 1 - bx - c (turn 3) */
+                    uint8_t *d = turn == 1 ? dst + (ptrdiff_t)bx * ds + (ptrdiff_t)(height - 8 - by) * bytes
+                                           : dst + (ptrdiff_t)(width - 1 - bx) * ds + (ptrdiff_t)by * bytes;
+                    const ptrdiff_t next = turn == 1 ? ds : -ds;
+                    if (bytes == 4) {
+                        rotate_t8x8_32(r);
+                        for (int c = 0; c < 8; c++)
+                            _mm256_storeu_si256((__m256i *)(d + c * next), r[c]);
+                    } else { /* narrowing u[c] with u[c + 4] gives columns c and c + 4 whole */
+                        __m256i u[8];
+                        rotate_t8x8_32_lanes(r, u);
+                        for (int c = 0; c < 4; c++) {
+                            __m256i v = _mm256_packus_epi32(u[c], u[c + 4]);
+                            _mm_storeu_si128((__m128i *)(d + c * next), _mm256_castsi256_si128(v));
+                            _mm_storeu_si128((__m128i *)(d + (c + 4) * next), _mm256_extracti128_si256(v, 1));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+#endif
+
+ROTATE_INLINE void rotate_tile(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, int tw, int th,
+                               int turn, int bytes)
+{
+#ifdef ROTATE_X86
+    if (turn != 2 && tw % 8 == 0 && th % 8 == 0) {
+        if (bytes == 4 && rotate_have_avx2()) {
+            rotate_avx2_tile_32(src, ss, dst, ds, tw, th, turn);
+            return;
+        }
+        if (bytes == 2) {
+            rotate_sse2_tile_16(src, ss, dst, ds, tw, th, turn);
+            return;
+        }
+    }
+#endif
+    switch (bytes) {
+    case 4: rotate_tile_32(src, ss, dst, ds, tw, th, turn); break;
+    case 3: rotate_tile_24(src, ss, dst, ds, tw, th, turn); break;
+    case 2: rotate_tile_16(src, ss, dst, ds, tw, th, turn); break;
+    default: rotate_tile_8(src, ss, dst, ds, tw, th, turn);
+    }
+}
+
+/* Where the tile at (tx, ty) of a width x height block lands: the offset of its
+ * turned top-left pixel from dst. */
+ROTATE_INLINE ptrdiff_t rotate_place(int tx, int ty, int tw, int th, int width, int height, int turn,
+                                     ptrdiff_t ds, int bytes)
+{
+    int x, y;
+    if (turn == 1) {
+        x = height - ty - th;
+        y = tx;
+    } else if (turn == 3) {
+        x = ty;
+        y = width - tx - tw;
+    } else {
+        x = width - tx - tw;
+        y = height - ty - th;
+    }
+    return (ptrdiff_t)y * ds + (ptrdiff_t)x * bytes;
+}
+
+static int rotate_args_ok(int width, int height, int turn)
+{
+    return width >= 0 && height >= 0 && turn >= 1 && turn <= 3;
+}
+
+/* Copy a block of native pixels (`bytes` 1 to 4 a pixel) turned. Returns the number of
+ * pixels written, or -EINVAL. */
+FBGFX_HOT int rotate_copy(const uint8_t *src, ptrdiff_t src_stride, uint8_t *dst, ptrdiff_t dst_stride, int width,
+                          int height, int bytes, int turn)
+{
+    if (!rotate_args_ok(width, height, turn) || bytes < 1 || bytes > 4)
+        return -EINVAL;
+    for (int ty = 0; ty < height; ty += ROTATE_TILE) {
+        const int th = height - ty < ROTATE_TILE ? height - ty : ROTATE_TILE;
+        for (int tx = 0; tx < width; tx += ROTATE_TILE) {
+            const int tw = width - tx < ROTATE_TILE ? width - tx : ROTATE_TILE;
+            rotate_tile(src + (ptrdiff_t)ty * src_stride + (ptrdiff_t)tx * bytes, src_stride,
+                        dst + rotate_place(tx, ty, tw, th, width, height, turn, dst_stride, bytes), dst_stride, tw,
+                        th, turn, bytes);
+        }
+    }
+    return width * height;
+}
+
+/* RGB pixels `step` bytes apart (3, or 4 for Pillow's padded RGB) to a direct-colour
+ * layout: channels truncated to their length, alpha (if any) opaque. The same values
+ * as PixelFormat.pack and convert_pack. STEP and T are constants after expansion. */
+#define ROTATE_PACK_ROW(NAME, STEP, T)                                                                      \
+    ROTATE_INLINE void NAME(const uint8_t *restrict s, T *restrict d, int n, int ro, int go, int bo, int rs, \
+                            int gs, int bs, uint32_t alpha)                                                 \
+    {                                                                                                       \
+        for (size_t x = 0; x < (size_t)n; x++)                                                              \
+            d[x] = (T)(((uint32_t)s[STEP * x] >> rs) << ro | ((uint32_t)s[STEP * x + 1] >> gs) << go |       \
+                       ((uint32_t)s[STEP * x + 2] >> bs) << bo | alpha);                                    \
+    }
+
+ROTATE_PACK_ROW(rotate_pack_row_3_32, 3, uint32_t)
+ROTATE_PACK_ROW(rotate_pack_row_4_32, 4, uint32_t)
+ROTATE_PACK_ROW(rotate_pack_row_3_16, 3, uint16_t)
+ROTATE_PACK_ROW(rotate_pack_row_4_16, 4, uint16_t)
+
+/* XRGB8888, the layout of nearly every PC framebuffer, with constant shifts. */
+#define ROTATE_PACK_XRGB(NAME, STEP)                                                                        \
+    ROTATE_INLINE void NAME(const uint8_t *restrict s, uint32_t *restrict d, int n)                         \
+    {                                                                                                       \
+        for (size_t x = 0; x < (size_t)n; x++)                                                              \
+            d[x] = (uint32_t)s[STEP * x] << 16 | (uint32_t)s[STEP * x + 1] << 8 | (uint32_t)s[STEP * x + 2]; \
+    }
+
+ROTATE_PACK_XRGB(rotate_pack_xrgb_3, 3)
+ROTATE_PACK_XRGB(rotate_pack_xrgb_4, 4)
+
+/* Convert and turn the part [x0, x1) x [y0, y1) of a width x height block with the
+ * plain loops: a tile at a time into a buffer on the stack, then turned out of it. */
+static void rotate_pack_part(const uint8_t *src, ptrdiff_t ss, int step, uint8_t *dst, ptrdiff_t ds, int width,
+                             int height, int turn, const rotate_format *f, int x0, int y0, int x1, int y1)
+{
+    const int bytes = f->bytes, ro = f->off[0], go = f->off[1], bo = f->off[2];
+    const int rs = 8 - f->len[0], gs = 8 - f->len[1], bs = 8 - f->len[2];
+    const uint32_t alpha = f->len[3] ? (255u >> (8 - f->len[3])) << f->off[3] : 0u;
+    const int xrgb = bytes == 4 && ro == 16 && go == 8 && bo == 0 && !rs && !gs && !bs && !alpha;
+    uint32_t tile[ROTATE_TILE * ROTATE_TILE];
+    const ptrdiff_t ts = (ptrdiff_t)ROTATE_TILE * bytes;
+    for (int ty = y0; ty < y1; ty += ROTATE_TILE) {
+        const int th = y1 - ty < ROTATE_TILE ? y1 - ty : ROTATE_TILE;
+        for (int tx = x0; tx < x1; tx += ROTATE_TILE) {
+            const int tw = x1 - tx < ROTATE_TILE ? x1 - tx : ROTATE_TILE;
+            for (int r = 0; r < th; r++) {
+                const uint8_t *s = src + (ptrdiff_t)(ty + r) * ss + (ptrdiff_t)tx * step;
+                uint8_t *t = (uint8_t *)tile + r * ts;
+                if (xrgb && step == 3)
+                    rotate_pack_xrgb_3(s, (uint32_t *)t, tw);
+                else if (xrgb)
+                    rotate_pack_xrgb_4(s, (uint32_t *)t, tw);
+                else if (bytes == 4 && step == 3)
+                    rotate_pack_row_3_32(s, (uint32_t *)t, tw, ro, go, bo, rs, gs, bs, alpha);
+                else if (bytes == 4)
+                    rotate_pack_row_4_32(s, (uint32_t *)t, tw, ro, go, bo, rs, gs, bs, alpha);
+                else if (step == 3)
+                    rotate_pack_row_3_16(s, (uint16_t *)t, tw, ro, go, bo, rs, gs, bs, alpha);
+                else
+                    rotate_pack_row_4_16(s, (uint16_t *)t, tw, ro, go, bo, rs, gs, bs, alpha);
+            }
+            rotate_tile((const uint8_t *)tile, ts, dst + rotate_place(tx, ty, tw, th, width, height, turn, ds, bytes),
+                        ds, tw, th, turn, bytes);
+        }
+    }
+}
+
+/* RGB (pixels `step` bytes apart, 3 or 4) converted to a direct-colour layout of 16 or
+ * 32 bits and written turned. Returns the number of pixels written, or -EINVAL. */
+FBGFX_HOT int rotate_pack(const uint8_t *src, ptrdiff_t src_stride, int step, uint8_t *dst, ptrdiff_t dst_stride,
+                          int width, int height, int turn, const rotate_format *f)
+{
+    if (!rotate_args_ok(width, height, turn) || (step != 3 && step != 4) || (f->bytes != 2 && f->bytes != 4))
+        return -EINVAL;
+    for (int i = 0; i < 4; i++)
+        if (f->len[i] < (i < 3) || f->len[i] > 8 || f->off[i] < 0 || f->off[i] + f->len[i] > 8 * f->bytes)
+            return -EINVAL;
+    int w8 = 0, h8 = 0; /* the part done in 8x8 blocks */
+#ifdef ROTATE_X86
+    if (rotate_have_avx2()) {
+        rotate_avx2_k k;
+        rotate_avx2_setup(&k, step, f);
+        w8 = width / 8 * 8;
+        h8 = height / 8 * 8;
+        rotate_avx2_pack_blocks(src, src_stride, dst, dst_stride, width, height, turn, f->bytes, &k, w8, h8);
+    }
+#endif
+    /* the rest: the columns right of the blocks, then the rows below them */
+    rotate_pack_part(src, src_stride, step, dst, dst_stride, width, height, turn, f, w8, 0, width, h8);
+    rotate_pack_part(src, src_stride, step, dst, dst_stride, width, height, turn, f, 0, h8, width, height);
+    return width * height;
+}
