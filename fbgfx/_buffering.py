@@ -71,6 +71,12 @@ PAN_NOT_SHOWN = frozenset({"bochs-drmdrmfb"})
 
 #: ``write(page, region)``: write ``region`` of the frame into ``page``.
 Writer = Callable[[np.ndarray, Region], None]
+#: ``to_panel(x0, y0, x1, y1)``: where a rectangle of the frame is on the panel.
+ToPanel = Callable[[int, int, int, int], "tuple[int, int, int, int]"]
+
+
+def _same_place(x0: int, y0: int, x1: int, y1: int) -> tuple[int, int, int, int]:
+    return x0, y0, x1, y1
 
 
 class _Page:
@@ -92,6 +98,11 @@ class Buffering(ABC):
         width: Width of the frames (the Screen's logical size; the dirty regions).
         height: Height of the frames.
         vsync: Wait for the vertical blank before showing a frame, where the driver can.
+
+    Attributes:
+        to_panel: Where a rectangle of the frame lands on the panel, as
+            ``to_panel(x0, y0, x1, y1)`` (the frame may be turned: ``Screen(rotate=)``);
+            for strategies that tell the device which rectangles changed.
     """
 
     #: The mode's name, as :attr:`fbgfx.Screen.buffering` reports it.
@@ -106,6 +117,7 @@ class Buffering(ABC):
         # fbdev's mode and pan offset, put back on close (a drm: display has neither).
         self._original = fb.var if fb.drm is None else None
         self._views: dict[tuple[int, int, int, int], np.ndarray] = {}
+        self.to_panel: ToPanel = _same_place
 
     @abstractmethod
     def show(self, changed: Region | None, write: Writer) -> None:
@@ -294,11 +306,10 @@ class _DrmBuffering(Buffering):
         return self.fb.pixels
 
     def _flush(self, region: Region | None) -> None:
-        fb = self.fb
-        if region is None or (self.width, self.height) != (fb.width, fb.height):
-            fb.flush()  # a turned frame: its rectangles are not the device's
+        if region is None:
+            self.fb.flush()
             return
-        fb.flush([(x0, y0, x1, y1) for y0, y1, x0, x1 in region.runs()])
+        self.fb.flush([self.to_panel(x0, y0, x1, y1) for y0, y1, x0, x1 in region.runs()])
 
 
 class DrmCopyBuffer(_DrmBuffering):
@@ -380,8 +391,12 @@ class DrmFlipBuffer(_DrmBuffering):
             )
 
 
-def choose(fb: Framebuffer, buffering: str, width: int, height: int, vsync: bool) -> Buffering:
-    """The strategy for ``buffering`` (``"auto"``, ``"flip"``, ``"copy"`` or ``"single"``).
+def choose(
+    fb: Framebuffer, buffering: str, width: int, height: int, vsync: bool, to_panel: ToPanel | None = None
+) -> Buffering:
+    """The strategy for ``buffering`` (``"auto"``, ``"flip"``, ``"copy"`` or ``"single"``),
+    for frames of ``width`` x ``height`` placed on the panel by ``to_panel`` (default:
+    as they are).
 
     ``"auto"`` is ``"flip"`` where the device pans and has (or can get) room for two
     pages, else ``"copy"``. On fbdev drivers of :data:`PAN_NOT_SHOWN` it is
@@ -391,6 +406,13 @@ def choose(fb: Framebuffer, buffering: str, width: int, height: int, vsync: bool
     Raises:
         FramebufferError: ``"flip"`` on a device that cannot flip pages.
     """
+    strategy = _choose(fb, buffering, width, height, vsync)
+    if to_panel is not None:
+        strategy.to_panel = to_panel
+    return strategy
+
+
+def _choose(fb: Framebuffer, buffering: str, width: int, height: int, vsync: bool) -> Buffering:
     if fb.drm is not None:
         return _choose_drm(fb, buffering, width, height, vsync)
     if buffering in ("auto", "flip"):

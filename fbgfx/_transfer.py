@@ -53,6 +53,10 @@ class Transfer(ABC):
         self.format, self.palette = fmt, palette
         self.width, self.height = width, height
 
+    def to_page(self, x0: int, y0: int, x1: int, y1: int) -> tuple[int, int, int, int]:
+        """Where the frame's rectangle [x0, x1) x [y0, y1) is on the panel, as (x0, y0, x1, y1)."""
+        return x0, y0, x1, y1
+
     @abstractmethod
     def copy(self, frame: np.ndarray, region: Region, page: np.ndarray) -> None:
         """Write ``region`` of ``frame`` (native pixels, one element each) into ``page``."""

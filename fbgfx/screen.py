@@ -160,9 +160,9 @@ class Screen:
             self._install_palette(palette)
         self._palette = fb.palette
         w, h = self.width, self.height
-        self._strategy = strategy = choose(fb, buffering, w, h, vsync)
-        self.buffering = strategy.name
         transfer = transfer_for(self.format, self._palette, w, h, self.rotate)
+        self._strategy = strategy = choose(fb, buffering, w, h, vsync, transfer.to_page)
+        self.buffering = strategy.name
         if strategy.draws_in_place and transfer.in_place:
             self._back = _InPlace(strategy, transfer)
         elif clear is False or clear is None:

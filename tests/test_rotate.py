@@ -278,3 +278,30 @@ def test_kernels_refuse_bad_arguments():
     assert lib.rotate_copy(_ptr(buf), 16, _ptr(buf), 16, 2, 2, 4, 4) < 0
     assert lib.rotate_copy(_ptr(buf), 16, _ptr(buf), 16, 2, 2, 5, 1) < 0
     assert lib.rotate_pack(_ptr(buf), 16, 2, _ptr(buf), 16, 2, 2, 1, spec) < 0
+
+
+# -- drm: displays -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("buffering", ["flip", "copy", "single"])
+@pytest.mark.parametrize("rotate", ROTATIONS)
+def test_drm_display_shows_turned_frames_and_dirty_panel_rectangles(buffering, rotate):
+    """On a drm: display frames appear turned, and copy tells the driver the turned (panel) rectangles."""
+    from fake_drm import FakeCard
+
+    from fbgfx.device import Framebuffer
+    from fbgfx.drm import DrmDevice
+
+    card = FakeCard()
+    with Framebuffer(DrmDevice(card, "drm:card0", console=False), "drm:card0") as fb:
+        with fb.screen(buffering, console=False, rotate=rotate) as screen:
+            for step in range(2):
+                with screen.frame() as s:
+                    draw_scene(s, step)
+                fb.wait_flip()
+                want = turned(reference("XRGB8888", screen.width, screen.height, step + 1), rotate)
+                assert (np.asarray(fb.snapshot()) == want).all()
+            if buffering == "copy":
+                with screen.frame() as s:
+                    s.rectangle((5, 6, 14, 9), fill="red")
+                assert card.dirty_rects[-1] == [screen._back.transfer.to_page(5, 6, 15, 10)]
