@@ -19,10 +19,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from . import _evdev, touch
-from .errors import FramebufferError, TouchError
+from .. import _evdev, touch
+from ..errors import FramebufferError, TouchError
+from ._common import Command, Context, open_device, seconds
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["COMMAND"]
 
 #: Where --calibrate puts its crosshairs (fractions of the logical screen) and their names.
 TARGETS = [
@@ -34,8 +35,7 @@ TARGETS = [
 ]
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The options of ``fbgfx touch`` (``-d/--device`` comes from the shared parent)."""
+def _arguments(p: argparse.ArgumentParser) -> None:
     what = p.add_mutually_exclusive_group()
     what.add_argument("--list", action="store_true", help="list the input devices and the one fbgfx would take")
     what.add_argument("--calibrate", action="store_true",
@@ -47,15 +47,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--calibration", metavar="'A B C D E F'",
                    help="matrix for the printed events (default: $FBGFX_TOUCH_CALIBRATION)")
     p.add_argument("--count", type=int, metavar="N", help="stop after printing N events")
-    p.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds (default: until Ctrl-C)")
+    p.add_argument("--seconds", type=seconds, metavar="S", help="stop after S seconds (default: until Ctrl-C)")
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run ``fbgfx touch`` with parsed arguments; returns the exit status."""
+def run(args: argparse.Namespace, context: Context) -> int:
+    """List, print or calibrate, as the options say; returns the exit status."""
     if args.count is not None and args.count < 1:
         raise ValueError(f"--count must be 1 or more, not {args.count}")
-    if args.seconds is not None and not 0 <= args.seconds < float("inf"):
-        raise ValueError(f"--seconds must be a finite number >= 0, not {args.seconds}")
     if args.list:
         return _list()
     if args.calibrate:
@@ -126,11 +124,9 @@ def _rotation(args: argparse.Namespace) -> int:
 
 
 def _print_events(args: argparse.Namespace) -> int:
-    import fbgfx
-
     rotate = _rotation(args)
     try:
-        fb = fbgfx.open(args.device)
+        fb = open_device(args, readonly=True)
     except FramebufferError as e:
         if args.device is not None or e.errno != errno.ENOENT:
             raise
@@ -165,7 +161,7 @@ def _print_events(args: argparse.Namespace) -> int:
 def _calibrate(args: argparse.Namespace) -> int:
     import fbgfx
 
-    with fbgfx.open(args.device) as fb:
+    with open_device(args) as fb:
         screen = fb.screen(rotate=args.rotate) if args.rotate else fb.screen()
         with screen, touch.open(args.touch, None, touch.IDENTITY) as ts:
             w, h = screen.width, screen.height
@@ -241,3 +237,14 @@ def _largest_miss(matrix: touch.Calibration, touched: list[tuple[float, float]],
         dy = (d * nx + e * ny + f - ty) * height
         worst = max(worst, (dx * dx + dy * dy) ** 0.5)
     return worst
+
+
+COMMAND = Command(
+    name="touch",
+    help="list touch devices, print touches in screen coordinates, calibrate",
+    description="Print each touch (down, move, up) in the screen's logical coordinates, "
+    "--list the input devices and the one fbgfx takes, or --calibrate: tap five crosshairs "
+    "and get the matrix for $FBGFX_TOUCH_CALIBRATION.",
+    add_arguments=_arguments,
+    run=run,
+)
