@@ -60,7 +60,7 @@ from .surface import Surface
 if TYPE_CHECKING:
     from .device import Framebuffer
 
-__all__ = ["BUFFERING", "FITS", "Screen"]
+__all__ = ["BUFFERING", "FITS", "Screen", "resolve_rotate"]
 
 #: Buffering strategies :class:`Screen` takes.
 BUFFERING = ("auto", "flip", "copy", "single")
@@ -123,7 +123,7 @@ class Screen:
         vsync: bool = True,
         rotate: int | None = None,
     ) -> None:
-        rotate = _rotation(rotate)
+        rotate = resolve_rotate(rotate)
         if buffering not in BUFFERING:
             raise ValueError(f"buffering must be one of {', '.join(BUFFERING)}, not {buffering!r}")
         if isinstance(palette, str) and palette != "default":
@@ -347,8 +347,14 @@ class Screen:
         return resolve(color, self.format, self._palette).value
 
 
-def _rotation(rotate: object) -> int:
-    """``rotate`` checked, or ``$FBGFX_ROTATE`` (else 0) for None."""
+def resolve_rotate(rotate: object = None) -> int:
+    """The turn a Screen takes for ``rotate``: ``rotate`` checked, or for None
+    ``$FBGFX_ROTATE`` (else 0).
+
+    Raises:
+        ValueError: Not 0, 90, 180 or 270 (the message names ``$FBGFX_ROTATE`` when it
+            came from there).
+    """
     if rotate is None:
         text = os.environ.get("FBGFX_ROTATE", "").strip()
         if not text:

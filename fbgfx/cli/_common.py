@@ -29,6 +29,7 @@ import fbgfx
 from ..color import parse_color
 from ..convert import has_alpha
 from ..errors import FramebufferError
+from ..screen import resolve_rotate
 
 __all__ = [
     "TIMED_OUT",
@@ -38,6 +39,7 @@ __all__ = [
     "Prefetch",
     "Status",
     "add_fit",
+    "add_rotate",
     "check_image",
     "describe_error",
     "earlier",
@@ -54,6 +56,7 @@ __all__ = [
     "reading",
     "save_image",
     "save_screen",
+    "screen_size",
     "seconds",
     "wait_until",
 ]
@@ -138,6 +141,30 @@ def seconds(text: str) -> float:
     if not value >= 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"seconds must be a finite number >= 0, got {text!r}")
     return value
+
+
+def add_rotate(parser: argparse.ArgumentParser) -> None:
+    """``--rotate DEG``: the picture turned clockwise on the panel (``Screen(rotate=)``)."""
+    parser.add_argument(
+        "--rotate",
+        type=_degrees,
+        metavar="DEG",
+        help="turn the picture DEG degrees clockwise on the panel: 0, 90, 180 or 270 (default: $FBGFX_ROTATE, else 0)",
+    )
+
+
+def _degrees(text: str) -> int:
+    """argparse type: 0, 90, 180 or 270."""
+    try:
+        return resolve_rotate(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 0, 90, 180 or 270 (degrees clockwise), got {text!r}") from None
+
+
+def screen_size(fb: fbgfx.Framebuffer, rotate: int | None) -> tuple[int, int]:
+    """The (width, height) a Screen opened with ``rotate`` draws on (the panel's size,
+    swapped when turned a quarter turn)."""
+    return (fb.height, fb.width) if resolve_rotate(rotate) in (90, 270) else (fb.width, fb.height)
 
 
 def add_fit(parser: argparse.ArgumentParser) -> None:
@@ -233,11 +260,12 @@ def in_process_only(fb: fbgfx.Framebuffer) -> bool:
     return fb.path.startswith("virtual:") and getattr(device, "path", "virtual") == "virtual"
 
 
-def open_screen(fb: fbgfx.Framebuffer, out: str | None, context: Context) -> fbgfx.Screen:
-    """The double-buffered screen the commands draw on, console kept quiet."""
+def open_screen(fb: fbgfx.Framebuffer, out: str | None, context: Context, rotate: int | None = None) -> fbgfx.Screen:
+    """The double-buffered screen the commands draw on, console kept quiet, the picture
+    turned ``rotate`` degrees clockwise (None: ``$FBGFX_ROTATE``, else 0)."""
     if in_process_only(fb) and not out:
         context.note("nothing outside this process sees a virtual framebuffer; add --out FILE.png to keep the picture")
-    screen: fbgfx.Screen = fb.screen(buffering="auto", console=True)
+    screen: fbgfx.Screen = fb.screen(buffering="auto", console=True, rotate=rotate)
     return screen
 
 

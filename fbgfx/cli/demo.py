@@ -18,7 +18,7 @@ from ..device import Framebuffer
 from ..errors import FramebufferError
 from ..screen import Screen
 from ..surface import Surface
-from ._common import Command, Context, in_process_only, open_device, open_screen, save_screen, seconds
+from ._common import Command, Context, add_rotate, in_process_only, open_device, open_screen, save_screen, seconds
 
 __all__ = ["COMMAND", "run_demo"]
 
@@ -30,6 +30,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="how long to run (default 10 on a screen, 2 on a virtual framebuffer)",
     )
+    add_rotate(parser)
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
         # Nobody would see a demo on an in-process virtual framebuffer: keep a picture.
         out = args.out or ("demo.png" if in_process_only(fb) else None)
         duration = args.seconds if args.seconds is not None else (2.0 if virtual else 10.0)
-        screen = open_screen(fb, out, context)
+        screen = open_screen(fb, out, context, args.rotate)
         try:
             try:
                 frames, elapsed = run_demo(screen, fb, duration)
@@ -275,7 +276,7 @@ def _disc(radius: int, color: tuple[int, int, int]) -> Image.Image:
 
 def run_demo(screen: Screen, fb: Framebuffer, duration: float) -> tuple[int, float]:
     """Run the tour on an open screen for ``duration`` seconds; returns (frames, elapsed seconds)."""
-    demo = _Demo(screen, fb.width, fb.height, fb.format.name)
+    demo = _Demo(screen, screen.width, screen.height, fb.format.name)
     start = last = time.monotonic()
     fps, fps_frames, fps_start = 0.0, 0, start
     while True:

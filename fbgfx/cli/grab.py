@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import Command, Context, image_format, open_device, parse_region, save_image
+from ..screen import resolve_rotate
+from ._common import Command, Context, add_rotate, image_format, open_device, parse_region, save_image
 
 __all__ = ["COMMAND"]
 
@@ -12,14 +13,23 @@ __all__ = ["COMMAND"]
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("output", metavar="OUT.png", help="where to write the picture")
     parser.add_argument("--region", metavar="X,Y,W,H", help="only this rectangle of the visible page")
+    add_rotate(parser)
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
-    """Save the visible page (or ``--region`` of it); the device is opened read-only."""
+    """Save the visible page (or ``--region`` of it); the device is opened read-only.
+
+    With ``--rotate DEG`` (or ``$FBGFX_ROTATE``) the panel shows a picture turned DEG
+    degrees clockwise: the picture is turned back, so the file holds it as it was
+    drawn, and ``--region`` is in its coordinates.
+    """
     image_format(args.output)  # before the device is opened: a typo changes nothing
+    rotate = resolve_rotate(args.rotate)
     with open_device(args, readonly=True) as fb:
-        region = parse_region(args.region, fb.width, fb.height) if args.region else None
         image = fb.snapshot()
+    if rotate:
+        image = image.rotate(rotate, expand=True)  # Pillow turns counter-clockwise: back
+    region = parse_region(args.region, image.width, image.height) if args.region else None
     if region:
         x, y, w, h = region
         image = image.crop((x, y, x + w, y + h))
@@ -31,7 +41,8 @@ COMMAND = Command(
     name="grab",
     help="save a screenshot of the visible page",
     description="Save what the screen shows (the visible page, any pixel format) as an image file; the "
-    "format follows the extension (.png, .bmp, .jpg ...). OUT is replaced whole or not at all.",
+    "format follows the extension (.png, .bmp, .jpg ...). OUT is replaced whole or not at all. "
+    "With --rotate DEG, the picture as drawn on a screen turned DEG degrees clockwise.",
     add_arguments=_arguments,
     run=run,
 )

@@ -11,8 +11,20 @@ from PIL import Image, ImageDraw, ImageFont
 
 from ..device import Framebuffer
 from ..modes import Timings, parse_mode
+from ..screen import resolve_rotate
 from ..screeninfo import describe_mode
-from ._common import CliError, Command, Context, now, open_device, open_screen, save_screen, seconds, wait_until
+from ._common import (
+    CliError,
+    Command,
+    Context,
+    add_rotate,
+    now,
+    open_device,
+    open_screen,
+    save_screen,
+    seconds,
+    wait_until,
+)
 
 __all__ = ["COMMAND", "mode_card"]
 
@@ -25,6 +37,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--test", action="store_true", help="ask the driver whether it takes MODE; change nothing")
     parser.add_argument("--keep", action="store_true", help="leave MODE set after exit")
     parser.add_argument("--duration", type=seconds, metavar="S", help="preview for this many seconds, then restore")
+    add_rotate(parser)
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
@@ -34,6 +47,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
         raise CliError("--test and --keep need a MODE, e.g. fbgfx mode 800x600-16 --test")
     if args.test and args.keep:
         raise CliError("--test changes nothing, so it cannot be combined with --keep")
+    resolve_rotate(args.rotate)  # a bad $FBGFX_ROTATE fails before the mode changes
     with open_device(args) as fb:
         if args.list:
             _list_modes(fb)
@@ -76,9 +90,9 @@ def _preview(fb: Framebuffer, args: argparse.Namespace, context: Context) -> Non
     """Show a test card in the new mode until Ctrl-C or --duration (the mode is restored by close)."""
     deadline = None if args.duration is None else now() + args.duration
     label = f"{describe_mode(fb.var)} {fb.format.name}"  # before the Screen adds a page
-    screen = open_screen(fb, args.out, context)
+    screen = open_screen(fb, args.out, context, args.rotate)
     try:
-        screen.present(mode_card(fb.width, fb.height, label), fit="stretch")
+        screen.present(mode_card(screen.width, screen.height, label), fit="stretch")
         if deadline is None and sys.stderr.isatty():
             print(f"fbgfx: previewing {args.mode}; Ctrl-C restores the previous mode", file=sys.stderr)
         try:

@@ -23,6 +23,7 @@ from ._common import (
     Prefetch,
     Status,
     add_fit,
+    add_rotate,
     describe_error,
     earlier,
     next_before,
@@ -80,6 +81,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--loop", action="store_true", help="play the file again and again (not stdin)")
     add_fit(parser)
+    add_rotate(parser)
     parser.add_argument("--size", metavar="WxH", help="frame size of raw frames on stdin")
     parser.add_argument(
         "--pix-fmt",
@@ -113,7 +115,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
         if first is None:
             raise CliError("stdin had no frames" if args.file == "-" else f"{args.file}: no frames")
         with open_device(args) as fb:
-            screen = open_screen(fb, args.out, context)
+            screen = open_screen(fb, args.out, context, args.rotate)
             try:
                 try:
                     play_frames(screen, args, first, frames, stop, context)

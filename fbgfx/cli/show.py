@@ -15,6 +15,7 @@ from ._common import (
     Context,
     Prefetch,
     add_fit,
+    add_rotate,
     check_image,
     earlier,
     load_image,
@@ -23,6 +24,7 @@ from ._common import (
     open_screen,
     parse_background,
     save_screen,
+    screen_size,
     seconds,
     wait_until,
 )
@@ -33,6 +35,7 @@ __all__ = ["COMMAND"]
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("images", nargs="+", metavar="IMAGE", help="any image file Pillow reads")
     add_fit(parser)
+    add_rotate(parser)
     parser.add_argument("--delay", type=seconds, default=5.0, metavar="S", help="seconds per image (default 5)")
     parser.add_argument("--loop", action="store_true", help="start again after the last image")
     parser.add_argument("--duration", type=seconds, metavar="S", help="exit after this many seconds")
@@ -49,10 +52,10 @@ def run(args: argparse.Namespace, context: Context) -> int:
     for path in args.images[1:]:
         check_image(path)
     with open_device(args) as fb:
-        size = (fb.width, fb.height)
+        size = screen_size(fb, args.rotate)
         first = load_image(args.images[0], size, args.fit)
         deadline = None if args.duration is None else now() + args.duration
-        screen = open_screen(fb, args.out, context)
+        screen = open_screen(fb, args.out, context, args.rotate)
         try:
             try:
                 _slideshow(screen, args, first, background, size, deadline)
