@@ -35,16 +35,16 @@ def test_a_new_command_plugs_in(capsys: Any, monkeypatch: Any) -> None:
     def add(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--calibrate", action="store_true")
 
-    def run_touch(args: argparse.Namespace, context: Context) -> int:
+    def run_knob(args: argparse.Namespace, context: Context) -> int:
         seen.append((args.device, args.calibrate, args.out))
-        context.note("touch it")
+        context.note("turn it")
         return 0
 
-    touch = Command("touch", "read touch input", "Read touch input.", add, run_touch, out=True)
-    monkeypatch.setattr(fbgfx.cli, "COMMANDS", (*COMMANDS, touch))
-    code, _, err = run(capsys, "touch", "--calibrate", "-d", V565, "--out", "t.png")
+    knob = Command("knob", "read a rotary knob", "Read a rotary knob.", add, run_knob, out=True)
+    monkeypatch.setattr(fbgfx.cli, "COMMANDS", (*COMMANDS, knob))
+    code, _, err = run(capsys, "knob", "--calibrate", "-d", V565, "--out", "t.png")
     assert code == 0 and seen == [(V565, True, "t.png")]
-    assert err == "fbgfx: note: touch it\n"
+    assert err == "fbgfx: note: turn it\n"
 
 
 def test_notes_belong_to_one_run(capsys: Any, tmp_path: Path) -> None:
