@@ -9,6 +9,7 @@ RGB565, an index in C8).
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 from typing import NamedTuple, Optional, Tuple
@@ -43,7 +44,8 @@ def parse_color(color) -> Tuple[int, int, int, int]:
 
     Args:
         color: A colour name or CSS string, or an (r, g, b) / (r, g, b, a) sequence of
-            numbers 0..255 (whole-valued floats are accepted).
+            numbers 0..255: any number equal to a whole number counts (``255.0``,
+            NumPy scalars, ``True`` as 1, as Pillow takes them).
 
     Returns:
         (r, g, b, a) ints; alpha is 255 when not given.
@@ -58,6 +60,9 @@ def parse_color(color) -> Tuple[int, int, int, int]:
             rgb = ImageColor.getrgb(color)
         except ValueError as e:
             raise ValueError(f"unknown colour {color!r}: {e}") from None
+        # Pillow parses "rgb(300,0,0)" to 300: out of range is the caller's error here
+        if any(not 0 <= c <= 255 for c in rgb):
+            raise ValueError(f"colour channels must be 0..255, got {color!r}")
         return tuple(rgb) + (255,) if len(rgb) == 3 else tuple(rgb)  # type: ignore[return-value]
     if isinstance(color, (tuple, list, np.ndarray)):
         values = list(np.asarray(color).ravel()) if isinstance(color, np.ndarray) else list(color)
@@ -65,7 +70,17 @@ def parse_color(color) -> Tuple[int, int, int, int]:
             raise ValueError(f"a colour tuple needs 3 or 4 channels, got {len(values)}: {color!r}")
         out = []
         for v in values:
-            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            # Every number equal to a whole number is that number: surfaces cache inks
+            # by colour, and (True, 0, 0) == (1, 0, 0) as a dict key, so refusing what
+            # compares equal to an accepted colour would make acceptance depend on
+            # what was drawn before.
+            if isinstance(v, np.bool_):
+                v = int(v)
+            elif isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real):
+                if v.imag != 0:
+                    raise ValueError(f"colour channels must be whole numbers 0..255, got {v!r} in {color!r}")
+                v = v.real
+            elif not isinstance(v, (numbers.Real, decimal.Decimal)):
                 raise TypeError(f"colour channels must be numbers, got {v!r} in {color!r}")
             f = float(v)
             if not math.isfinite(f) or f != int(f) or not 0 <= f <= 255:

@@ -22,14 +22,11 @@ import numpy as np
 from . import pixelformat as _pf
 from .pixelformat import PixelFormat, default_palette
 
-try:  # the C kernels; an old build without them falls back to NumPy
-    from ._native import ffi as _ffi
-    from ._native import lib as _lib
+from ._ffi import check_value, ffi, lib
 
-    _C = hasattr(_lib, "convert_pack")
-except ImportError:  # pragma: no cover - the package is built on install
-    _ffi = _lib = None
-    _C = False
+# True: the C kernels do the work where they can; tests set it False to check the NumPy
+# reference paths, which formats the kernels do not cover always take.
+_C = True
 
 __all__ = ["as_rgb", "blend_mask", "fill", "from_native", "has_alpha", "to_native"]
 
@@ -237,12 +234,34 @@ def _palette_of(fmt: PixelFormat, palette) -> Optional[np.ndarray]:
         return None
     if palette is None:
         return default_palette(fmt.bpp)
-    p = np.asarray(palette)
-    if p.ndim != 2 or p.shape[1] not in (3, 4) or not 1 <= p.shape[0] <= 256:
-        raise ValueError(f"palette must be (n, 3) with 1 <= n <= 256, got shape {p.shape}")
+    return check_palette(palette)
+
+
+def check_palette(palette, entries: int = 256) -> np.ndarray:
+    """A colour map as a C-contiguous (n, 3) uint8 array, or ValueError.
+
+    Args:
+        palette: (n, 3) or (n, 4) numbers (alpha is dropped), 1 <= n <= ``entries``:
+            integers, or whole-valued floats, 0..255.
+        entries: How many entries the format can index (``2 ** bpp``).
+
+    Raises:
+        ValueError: Another shape, NaN or infinity, fractions, values outside 0..255.
+    """
+    try:
+        p = np.asarray(palette)
+    except (ValueError, TypeError):  # ragged lists
+        raise ValueError("palette must be an (n, 3) array of 0..255 values") from None
+    if p.ndim != 2 or p.shape[1] not in (3, 4) or not 1 <= p.shape[0] <= entries:
+        raise ValueError(f"palette must be (n, 3) with 1 <= n <= {entries}, got shape {p.shape}")
     if p.dtype != np.uint8:
-        if not np.issubdtype(p.dtype, np.integer) or p.min() < 0 or p.max() > 255:
-            raise ValueError("palette entries must be integers 0..255")
+        if p.dtype == bool or not (np.issubdtype(p.dtype, np.integer) or np.issubdtype(p.dtype, np.floating)):
+            raise ValueError(f"palette entries must be numbers 0..255, got dtype {p.dtype}")
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(p) | (p < 0) | (p > 255) | (p != np.round(p)) if p.dtype.kind == "f" else \
+                (p < 0) | (p > 255)
+        if bad.any():
+            raise ValueError("palette entries must be whole numbers 0..255 (no NaN, infinity or fractions)")
     return np.ascontiguousarray(p[:, :3], np.uint8)
 
 
@@ -287,18 +306,20 @@ def to_native(src, fmt: PixelFormat, out, *, palette=None, blend: bool = True) -
     if h == 0 or w == 0:
         return
     rgba = src.shape[2] == 4
+    # `spec` owns every buffer its C struct points into, and `src` and `out` own the
+    # pixels: all stay referenced here until C returns, whatever other threads evict.
     spec = _spec(fmt, pal, h * w)
-    dst = None if spec is None else _native_ptr(out, fmt)
-    if dst is not None:
+    if spec is not None and _addressable(out, fmt):
         step = src.strides[1]
         if not (src.strides[2] == 1 and (step == src.shape[2] or (step == 4 and _in_pillow(src)))):
             src = np.ascontiguousarray(src)
             step = src.shape[2]
         if rgba and blend:
-            rc = _lib.convert_blend(_ptr(src), src.strides[0], dst, out.strides[0], w, h, spec)
+            rc = lib.convert_blend(_ptr(src), src.strides[0], _ptr(out), out.strides[0], w, h, spec.c)
         else:
-            rc = _lib.convert_pack(_ptr(src), src.strides[0], step, int(rgba), dst, out.strides[0], w, h, spec)
-        _check_rc(rc)
+            rc = lib.convert_pack(_ptr(src), src.strides[0], step, int(rgba), _ptr(out), out.strides[0], w, h,
+                                  spec.c)
+        check_value(rc, "to_native")
         return
     if rgba and blend:
         _blend_np(src[..., :3], src[..., 3], fmt, out, pal)
@@ -332,12 +353,11 @@ def from_native(native, fmt: PixelFormat, *, palette=None, alpha: bool = False) 
         raise ValueError(f"native must have shape {fmt.array_shape(h, w)} for {fmt.name}, got {native.shape}")
     pal = _palette_of(fmt, palette)
     spec = _spec(fmt, pal, h * w)
-    src = None if spec is None else _native_ptr(native, fmt)
-    if src is not None:
+    if spec is not None and _addressable(native, fmt):
         rgb = np.empty((h, w, 4 if alpha else 3), np.uint8)
         if h and w:
-            _check_rc(_lib.convert_unpack(src, native.strides[0], _ptr(rgb), rgb.strides[0],
-                                          rgb.shape[2], w, h, spec))
+            check_value(lib.convert_unpack(_ptr(native), native.strides[0], _ptr(rgb), rgb.strides[0],
+                                           rgb.shape[2], w, h, spec.c), "from_native")
         return rgb
     return np.ascontiguousarray(fmt.unpack(native, pal, alpha=alpha))
 
@@ -367,12 +387,11 @@ def blend_mask(out, mask, color, fmt: PixelFormat, *, palette=None) -> None:
         return
     exact = _packed_color(fmt, (r, g, b), None if pal is None else pal.tobytes())
     spec = _spec(fmt, pal, h * w)
-    dst = None if spec is None else _native_ptr(out, fmt)
-    if dst is not None:
+    if spec is not None and _addressable(out, fmt):
         if mask.strides[1] != 1:
             mask = np.ascontiguousarray(mask)
-        _check_rc(_lib.convert_blend_mask(_ptr(mask), mask.strides[0], dst, out.strides[0], w, h,
-                                          r, g, b, a, exact, spec))
+        check_value(lib.convert_blend_mask(_ptr(mask), mask.strides[0], _ptr(out), out.strides[0], w, h,
+                                           r, g, b, a, exact, spec.c), "blend_mask")
         return
     k = (mask.astype(np.uint32) * a + 127) // 255
     rgb = np.broadcast_to(np.array([r, g, b], np.uint8), (h, w, 3))
@@ -397,7 +416,7 @@ def fill(out, value: int) -> None:
         if not out.flags.writeable:
             raise ValueError("out is read-only")
         if _C and out.strides[1:] == (3, 1):
-            _check_rc(_lib.convert_fill(_ptr(out), out.strides[0], out.shape[1], out.shape[0], 3, value))
+            check_value(lib.convert_fill(_ptr(out), out.strides[0], out.shape[1], out.shape[0], 3, value), "fill")
         else:
             out[...] = np.array([value & 0xFF, value >> 8 & 0xFF, value >> 16], np.uint8)
         return
@@ -408,10 +427,8 @@ def fill(out, value: int) -> None:
         raise ValueError(f"pixel value {value:#x} does not fit in {out.dtype}")
     if not out.flags.writeable:
         raise ValueError("out is read-only")
-    address = _ptr_int(out)
-    if _C and out.strides[1] == size and out.strides[0] % size == 0 and address % size == 0:
-        _check_rc(_lib.convert_fill(_ffi.cast("uint8_t *", address), out.strides[0], out.shape[1], out.shape[0],
-                                    size, value))
+    if _C and out.strides[1] == size and out.strides[0] % size == 0 and _ptr_int(out) % size == 0:
+        check_value(lib.convert_fill(_ptr(out), out.strides[0], out.shape[1], out.shape[0], size, value), "fill")
     else:
         out[...] = value
 
@@ -439,16 +456,32 @@ def _expand_coeffs(bits: int) -> Tuple[int, int]:
     return mul, add
 
 
+class _Spec:
+    """A C format description together with every buffer its pointers reach.
+
+    C reads ``lut`` and ``palette`` through the struct while it runs without the GIL;
+    a cache entry alone does not keep them alive (another thread's cache miss may
+    evict it mid-call). So the struct and its buffers live in one object, and each
+    call holds that object in a local variable until C returns.
+    """
+
+    __slots__ = ("c", "_buffers")
+
+    def __init__(self, c, *buffers: object) -> None:
+        self.c = c
+        self._buffers = buffers
+
+
 @functools.lru_cache(maxsize=64)
-def _direct_spec(fmt: PixelFormat):
+def _direct_spec(fmt: PixelFormat) -> Optional[_Spec]:
     """The C description of a direct-colour or gray format; None if C cannot do it."""
-    f = _ffi.new("convert_format *")
+    f = ffi.new("convert_format *")
     f.bpp = fmt.bpp
     if fmt.gray:
         f.kind = _KIND_GRAY
         f.inverted = int(fmt.inverted)
         f.mul[0], f.add[0] = _expand_coeffs(fmt.bpp)
-        return f
+        return _Spec(f)
     fields = (fmt.red, fmt.green, fmt.blue, fmt.transp)
     if fmt.bpp not in (8, 16, 24, 32) or any(bf.length > 8 for bf in fields):
         return None  # e.g. 10-bit channels: the NumPy path rounds those
@@ -457,29 +490,32 @@ def _direct_spec(fmt: PixelFormat):
         f.off[i], f.len[i] = bf.offset, bf.length
         if bf.length:
             f.mul[i], f.add[i] = _expand_coeffs(bf.length)
-    return f
+    return _Spec(f)
 
 
 @functools.lru_cache(maxsize=8)
-def _indexed_spec(bpp: int, palette_bytes: bytes):
-    palette = np.frombuffer(palette_bytes, np.uint8)
+def _indexed_spec(bpp: int, palette_bytes: bytes) -> _Spec:
+    palette = np.frombuffer(palette_bytes, np.uint8)  # a view that keeps the bytes alive
     lut = _pf._nearest_lut(palette_bytes)
-    f = _ffi.new("convert_format *")
+    f = ffi.new("convert_format *")
     f.bpp, f.kind = bpp, _KIND_INDEXED
-    f.lut = _ffi.from_buffer("uint8_t[]", lut)
-    f.palette = _ffi.from_buffer("uint8_t[]", palette)
+    f.lut = ffi.from_buffer("uint8_t[]", lut)
+    f.palette = ffi.from_buffer("uint8_t[]", palette)
     f.palette_len = len(palette) // 3
-    return f, lut, palette  # the arrays stay alive as long as the struct is cached
+    return _Spec(f, lut, palette)
 
 
-def _spec(fmt: PixelFormat, palette: Optional[np.ndarray], pixels: int):
-    """The C format description for this call, or None to take the NumPy path."""
+def _spec(fmt: PixelFormat, palette: Optional[np.ndarray], pixels: int) -> Optional[_Spec]:
+    """The C format description for this call, or None to take the NumPy path.
+
+    Keep the returned object referenced until the C call returns (see :class:`_Spec`).
+    """
     if not _C:
         return None
     if fmt.indexed:
         if pixels * 3 <= 192:
             return None  # PixelFormat.pack searches tiny inputs exactly; stay identical
-        return _indexed_spec(fmt.bpp, palette.tobytes())[0]
+        return _indexed_spec(fmt.bpp, palette.tobytes())
     return _direct_spec(fmt)
 
 
@@ -488,24 +524,17 @@ def _ptr_int(a: np.ndarray) -> int:
 
 
 def _ptr(a: np.ndarray):
-    return _ffi.cast("uint8_t *", _ptr_int(a))
+    """A pointer into ``a``'s memory; the caller keeps ``a`` referenced across the call."""
+    return ffi.cast("uint8_t *", _ptr_int(a))
 
 
-def _native_ptr(a: np.ndarray, fmt: PixelFormat):
-    """A pointer to ``a`` when the kernels can address it (pixels packed along each
-    row, aligned to the pixel size), else None."""
-    address = _ptr_int(a)
+def _addressable(a: np.ndarray, fmt: PixelFormat) -> bool:
+    """True when the kernels can address ``a``: pixels packed along each row and
+    aligned to the pixel size."""
     if fmt.bpp == 24:
-        ok = a.strides[1:] == (3, 1)
-    else:
-        size = a.dtype.itemsize
-        ok = a.strides[1] == size and a.strides[0] % size == 0 and address % size == 0
-    return _ffi.cast("uint8_t *", address) if ok else None
-
-
-def _check_rc(rc: int) -> None:
-    if rc < 0:  # pragma: no cover - Python validates everything the kernels check
-        raise ValueError(f"pixel kernel refused its arguments (error {-rc})")
+        return a.strides[1:] == (3, 1)
+    size = a.dtype.itemsize
+    return a.strides[1] == size and a.strides[0] % size == 0 and _ptr_int(a) % size == 0
 
 
 # -- NumPy reference paths --------------------------------------------------------------

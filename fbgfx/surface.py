@@ -17,7 +17,7 @@ from PIL import Image
 
 from . import convert
 from . import text as _text
-from ._native import ffi, lib
+from ._ffi import ffi, lib
 from .color import BLEND, OPAQUE, SKIP, Ink, resolve
 from .pixelformat import PixelFormat, default_palette
 
@@ -26,6 +26,8 @@ __all__ = ["Surface"]
 Rect = Tuple[int, int, int, int]
 _NUM = (int, float)
 _BIG = 1 << 30
+# The rasterisers clamp coordinates to +-2**28 (native/draw.c, DRAW_LIMIT): no side longer.
+_MAX_SIDE = 1 << 28
 _WHITE = "white"
 
 
@@ -78,10 +80,10 @@ def _ptr(a):
 
 
 def _check_width(width) -> int:
-    if isinstance(width, bool) or not isinstance(width, (int, np.integer)):
-        if isinstance(width, float) and math.isfinite(width) and width == int(width):
-            return int(width)
-        raise ValueError(f"width must be a whole number, got {width!r}")
+    """A line width as an int the kernels take: whole numbers, huge ones clamped."""
+    if isinstance(width, (bool, np.bool_)) or not isinstance(width, (int, np.integer)):
+        if not (isinstance(width, (float, np.floating)) and math.isfinite(width) and width == int(width)):
+            raise ValueError(f"width must be a whole number, got {width!r}")
     return max(-1, min(int(width), _BIG))
 
 
@@ -136,6 +138,7 @@ class Surface:
             raise ValueError(f"{fmt.name} needs an array of shape {fmt.array_shape(*(array.shape[:2] or (0, 0)))}, got {array.shape}")
         if not array.flags.writeable:
             raise ValueError("the array is read-only")
+        _check_size(array.shape[1], array.shape[0])
         bpp = max(1, fmt.bpp // 8)
         if array.shape[1] > 1 and array.strides[1] != bpp or (fmt.bpp == 24 and array.strides[2] != 1):
             raise ValueError("pixels must be contiguous within a row (only rows may be strided)")
@@ -144,18 +147,23 @@ class Surface:
         return self
 
     def _setup(self, array, fmt: PixelFormat, palette, parent=None, offset=(0, 0)) -> None:
-        self.array = array
+        # _t.data points into this array: the surface owns it for its whole life, and
+        # `array` is read-only so that no assignment can leave C a dangling pointer.
+        self._array = array
         self.format = fmt
         self.height, self.width = array.shape[0], array.shape[1]
         if palette is not None:
-            palette = np.ascontiguousarray(np.asarray(palette, np.uint8)[:, :3])
+            palette = convert.check_palette(palette, 1 << fmt.bpp if fmt.indexed else 256)
         elif fmt.indexed:
             palette = default_palette(fmt.bpp)
         self.palette = palette
         self._parent = parent
         self._offset = offset
-        self._inks: dict = {}
-        self._fast: dict = {}  # colour -> packed value, for opaque colours only
+        # Colour caches, one dict per type of colour: True == 1 and 1.0 == 1 as dict
+        # keys, but a cache must not accept what resolve() refuses.
+        self._inks: dict = {}  # type -> {colour: Ink}
+        self._fast: dict = {}  # type -> {colour: packed value}, opaque colours only
+        self._cached = 0
         self.on_draw = None
         t = ffi.new("draw_target *")
         t.data = ffi.cast("uint8_t *", array.__array_interface__["data"][0])
@@ -164,6 +172,12 @@ class Surface:
         self._t = t
         self._bpp = t.bpp
         self.reset_clip()
+
+    @property
+    def array(self) -> np.ndarray:
+        """The native pixels, shape ``format.array_shape(height, width)`` (read-only
+        attribute; write into the array itself)."""
+        return self._array
 
     @property
     def on_draw(self) -> Optional[Callable[[int, int, int, int], None]]:
@@ -236,18 +250,21 @@ class Surface:
 
     def _ink(self, color) -> Ink:
         try:
-            return self._inks[color]
-        except KeyError:
-            ink = resolve(color, self.format, self.palette)
-            if len(self._inks) > 256:
-                self._inks.clear()
-                self._fast.clear()
-            self._inks[color] = ink
-            if ink.mode == OPAQUE:
-                self._fast[color] = ink.value
-            return ink
-        except TypeError:  # unhashable (a list)
-            return resolve(color, self.format, self.palette)
+            return self._inks[type(color)][color]
+        except (KeyError, TypeError):  # TypeError: unhashable (a list)
+            pass
+        ink = resolve(color, self.format, self.palette)
+        if not isinstance(color, (str, int, tuple, np.integer)):
+            return ink  # lists, arrays: not hashable; other types: rare
+        if self._cached > 256:
+            self._inks.clear()
+            self._fast.clear()
+            self._cached = 0
+        self._cached += 1
+        self._inks.setdefault(type(color), {})[color] = ink
+        if ink.mode == OPAQUE:
+            self._fast.setdefault(type(color), {})[color] = ink.value
+        return ink
 
     @property
     def _tracking(self) -> bool:
@@ -352,7 +369,7 @@ class Surface:
         if self._quiet:
             try:
                 x, y = xy
-                if lib.draw_point_c(self._t, self._fast[fill], x, y) >= 0:
+                if lib.draw_point_c(self._t, self._fast[type(fill)][fill], x, y) >= 0:
                     return
             except (KeyError, TypeError, ValueError):
                 pass
@@ -373,16 +390,16 @@ class Surface:
             joint: ``"curve"`` rounds the joints of wide lines, as Pillow does.
             antialias: Smooth edges (1-pixel lines only; wider lines are drawn as is).
         """
-        if self._quiet and width == 1 and not antialias:
+        if self._quiet and width == 1 and width is not True and not antialias:
             # fast path: one opaque segment, nobody listening
             try:
                 x0, y0, x1, y1 = xy
-                if lib.draw_line_c(self._t, self._fast[fill], x0, y0, x1, y1) >= 0:
+                if lib.draw_line_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
                     return
             except (KeyError, TypeError, ValueError):
                 pass
         ink = self._ink(_WHITE if fill is None else fill)
-        if width != 1:
+        if width != 1 or width is True:
             width = _check_width(width)
             if width == 0:
                 return
@@ -564,7 +581,7 @@ class Surface:
         if outline is None and self._quiet:
             try:
                 x0, y0, x1, y1 = xy
-                if fast(self._t, self._fast[fill], x0, y0, x1, y1) >= 0:
+                if fast(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
                     return
             except (KeyError, TypeError, ValueError):
                 pass
@@ -580,7 +597,7 @@ class Surface:
         if outline is None and self._quiet:
             try:
                 x, y = xy
-                if lib.draw_ellipse_c(self._t, self._fast[fill], x - radius, y - radius, x + radius, y + radius) >= 0:
+                if lib.draw_ellipse_c(self._t, self._fast[type(fill)][fill], x - radius, y - radius, x + radius, y + radius) >= 0:
                     return
             except (KeyError, TypeError, ValueError):
                 pass
@@ -693,26 +710,31 @@ class Surface:
         return a
 
     def _colors(self, colors, n: int, fill):
-        """One packed value per item, or None to use ``fill`` for all."""
+        """One packed value per item (C reads exactly ``n``), or None to use ``fill``."""
         if colors is None:
             return None
-        c = np.asarray(colors)
-        if c.ndim == 1 and np.issubdtype(c.dtype, np.integer):
-            if len(c) != n:
-                raise ValueError(f"expected {n} colours, got {len(c)}")
+        if isinstance(colors, (str, bytes)) or not hasattr(colors, "__len__"):
+            raise TypeError(f"colors must be a sequence of {n} colours, got {type(colors).__name__}")
+        if len(colors) != n:
+            raise ValueError(f"expected {n} colours, got {len(colors)}")
+        try:
+            c = np.asarray(colors)
+        except (ValueError, TypeError):  # a list of mixed colour forms
+            c = None
+        if c is not None and c.ndim == 1 and c.dtype != bool and np.issubdtype(c.dtype, np.integer):
             if c.size and (c.min() < 0 or c.max() >= 1 << self.format.bpp):
                 raise ValueError(f"native colour values must fit in {self.format.bpp} bits")
             return np.ascontiguousarray(c, np.uint32)
-        if c.ndim == 2 and c.shape[1] in (3, 4):
-            if len(c) != n:
-                raise ValueError(f"expected {n} colours, got {len(c)}")
-            if c.size and (c.min() < 0 or c.max() > 255):
-                raise ValueError("colour channels must be 0..255")
+        if c is not None and c.ndim == 2 and c.shape[1] in (3, 4) and c.dtype.kind in "uif":
+            with np.errstate(invalid="ignore"):
+                if c.size and not ((c >= 0) & (c <= 255) & (c == np.round(c))).all():
+                    raise ValueError("colour channels must be whole numbers 0..255")
             packed = self.format.pack(c[:, :3].astype(np.uint8), self.palette)
             if self.format.bpp == 24:
                 p = packed.astype(np.uint32)
                 return np.ascontiguousarray(p[:, 0] | p[:, 1] << 8 | p[:, 2] << 16)
             return np.ascontiguousarray(packed, np.uint32)
+        # names, floats, mixed forms: each as a single colour would be (alpha ignored)
         return np.array([self._ink(col).value for col in colors], np.uint32)
 
     def _batch_run(self, fn, a, colors, fill, *extra) -> None:
@@ -720,11 +742,13 @@ class Surface:
         cols = self._colors(colors, n, fill)
         ink = self._ink(_WHITE if fill is None else fill)
         if cols is None and ink.mode != OPAQUE:
-            # blended colours are drawn one by one
-            for row in a:
-                self._run(ink, fn, ffi.cast("const double *", np.ascontiguousarray(row).ctypes.data), 1, ffi.NULL, *extra)
+            # blended colours are drawn one by one; `a` (C-contiguous, from _batch)
+            # owns every row C reads and stays referenced across each call
+            for i in range(n):
+                self._run(ink, fn, ffi.cast("const double *", a[i].ctypes.data), 1, ffi.NULL, *extra)
             return
         ink = ink._replace(mode=OPAQUE)
+        # `a` and `cols` are locals: they own the memory C reads until it returns
         cptr = ffi.NULL if cols is None else ffi.cast("const uint32_t *", cols.ctypes.data)
         self._run(ink, fn, ffi.cast("const double *", a.ctypes.data), n, cptr, *extra)
 
@@ -836,10 +860,19 @@ class Surface:
                 format), or another Surface.
             xy: Where the top-left corner goes (may be off-surface; it is clipped).
             source_rect: (x0, y0, x1, y1), exclusive end: the part of the source to use.
-            size: (width, height) to scale to, after rotation.
+            size: (width, height) to scale to, after rotation. When the scaled image
+                would be far larger than the surface (over 4 times its pixels),
+                only the part that lands on the surface is scaled, so any size
+                costs memory and time for the visible part only; its pixels may then
+                differ from scaling the whole image by a few levels.
             resample: Pillow resampling filter used when scaling.
             rotate: 0, 90, 180 or 270 degrees counter-clockwise (as ``Image.rotate``).
             alpha: Blend sources that have alpha (RGBA); False copies their colour.
+
+        Raises:
+            ValueError: An empty image (no pixels), a position or size that is not
+                finite, a bad rotation.
+            TypeError: A source of another type.
         """
         if rotate not in (0, 90, 180, 270):
             raise ValueError(f"rotate must be 0, 90, 180 or 270, got {rotate!r}")
@@ -848,6 +881,9 @@ class Surface:
             raise ValueError("blit: position must be finite")
         dx, dy = int(dx), int(dy)
         native, rgb = self._blit_source(source)
+        src = native if native is not None else rgb
+        if src.shape[0] == 0 or src.shape[1] == 0:
+            raise ValueError(f"blit: the image is empty ({src.shape[1]}x{src.shape[0]} pixels)")
         if source_rect is not None:
             x0, y0, x1, y1 = (int(v) for v in _box(source_rect, "source_rect"))
             src = native if native is not None else rgb
@@ -865,12 +901,16 @@ class Surface:
             if rotate:
                 rgb = np.rot90(rgb, rotate // 90)
             if size is not None:
-                sw, sh = (int(v) for v in size)
+                try:
+                    sw, sh = (int(v) for v in size)
+                except (OverflowError, ValueError):
+                    raise ValueError(f"blit: size must be two finite numbers, got {size!r}") from None
                 if sw <= 0 or sh <= 0:
                     return
                 if (sw, sh) != (rgb.shape[1], rgb.shape[0]):
-                    im = Image.fromarray(np.ascontiguousarray(rgb))
-                    rgb = np.asarray(im.resize((sw, sh), resample))
+                    rgb, dx, dy = self._scaled(rgb, sw, sh, dx, dy, resample)
+                    if rgb is None:
+                        return
         src = native if native is not None else rgb
         h, w = src.shape[:2]
         cx0, cy0, cx1, cy1 = self._cbox
@@ -884,6 +924,24 @@ class Surface:
         else:
             convert.to_native(part, self.format, out, palette=self.palette, blend=alpha)
         self._notify(x0, y0, x1, y1)
+
+    def _scaled(self, rgb: np.ndarray, sw: int, sh: int, dx: int, dy: int, resample):
+        """``rgb`` scaled to sw x sh and placed at (dx, dy): (pixels, x, y), or None
+        when nothing lands inside the clip rectangle.
+
+        A scaled image much larger than the surface is scaled only where it lands
+        (Pillow's ``resize(box=...)``), so a huge ``size`` costs what the visible part costs.
+        """
+        im = Image.fromarray(np.ascontiguousarray(rgb))
+        cx0, cy0, cx1, cy1 = self._cbox
+        if sw * sh <= max(4 * self.width * self.height, 1 << 16):
+            return np.asarray(im.resize((sw, sh), resample)), dx, dy
+        x0, y0, x1, y1 = max(dx, cx0), max(dy, cy0), min(dx + sw, cx1), min(dy + sh, cy1)
+        if x0 >= x1 or y0 >= y1:
+            return None, dx, dy
+        h, w = rgb.shape[:2]
+        box = ((x0 - dx) * w / sw, (y0 - dy) * h / sh, (x1 - dx) * w / sw, (y1 - dy) * h / sh)
+        return np.asarray(im.resize((x1 - x0, y1 - y0), resample, box=box)), x0, y0
 
     def _blit_source(self, source):
         """(native array or None, rgb array or None) for any accepted source."""
@@ -971,4 +1029,6 @@ def _check_size(width, height) -> Tuple[int, int]:
             raise TypeError(f"width and height must be ints, got {v!r}")
         if v < 0:
             raise ValueError(f"width and height must not be negative, got {v}")
+        if v > _MAX_SIDE:
+            raise ValueError(f"width and height must be at most {_MAX_SIDE}, got {v}")
     return int(width), int(height)

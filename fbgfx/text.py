@@ -212,8 +212,15 @@ def _length(fnt, text, direction, features, language) -> float:
     return fnt.getlength(text)
 
 
+def _check_text(text) -> None:
+    """Text is a str (or bytes, as Pillow takes); anything else is a TypeError."""
+    if not isinstance(text, (str, bytes)):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+
+
 def layout(fnt, xy, text, anchor=None, spacing=4, align="left", direction=None, features=None, language=None, stroke_width=0) -> List[Run]:
     """Render ``text`` at ``xy`` into positioned coverage masks (one per line)."""
+    _check_text(text)
     feats = tuple(features) if features else None
     runs = []
     for line in _split(fnt, xy, text, anchor, spacing, align, direction, feats, language, stroke_width):
@@ -229,6 +236,7 @@ def layout(fnt, xy, text, anchor=None, spacing=4, align="left", direction=None, 
 
 def bbox(fnt, xy, text, anchor=None, spacing=4, align="left", direction=None, features=None, language=None, stroke_width=0):
     """(left, top, right, bottom) of ``text`` drawn at ``xy``, as ImageDraw.textbbox."""
+    _check_text(text)
     feats = list(features) if features else None
     box = None
     for line in _split(fnt, xy, text, anchor, spacing, align, direction, features, language, stroke_width):
@@ -240,6 +248,7 @@ def bbox(fnt, xy, text, anchor=None, spacing=4, align="left", direction=None, fe
 
 def length(fnt, text, direction=None, features=None, language=None) -> float:
     """Advance width of one line of text, as ImageDraw.textlength."""
+    _check_text(text)
     if "\n" in (text if isinstance(text, str) else text.decode("latin-1")):
         raise ValueError("can't measure length of multiline text")
     return _length(fnt, text, direction, list(features) if features else None, language)

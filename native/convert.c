@@ -2,6 +2,8 @@
  *
  * Every kernel takes plain pointers, byte strides between rows, a width and a height,
  * and writes exactly width x height pixels: nothing outside them is read or written.
+ * Sizes, offsets and pixel counts are ptrdiff_t or size_t, never int: a surface of more
+ * than 2**31 pixels (100000 x 21475 C8) must not overflow.
  * A format is described by struct convert_format (filled in by fbgfx/convert.py):
  * channel offsets and lengths as the kernel's bitfields give them (lengths 1..8).
  * Channels are truncated when packed (8 -> 5 bits is >> 3) and expanded to the
@@ -80,7 +82,7 @@ static inline void convert_store(uint8_t *p, int bytes, uint32_t v)
 /* Any direct-colour layout of 8/16/32 bits; the channel count and pixel size are
  * constants after inlining, the shifts are loop invariants (vector shift by scalar). */
 #define CONVERT_PACK_DIRECT(NAME, CH, T)                                                  \
-    CONVERT_ROW void NAME(const uint8_t *restrict s, T *restrict d, int w, const convert_format *f, \
+    CONVERT_ROW void NAME(const uint8_t *restrict s, T *restrict d, ptrdiff_t w, const convert_format *f, \
                           uint32_t opaque)                                               \
     {                                                                                     \
         const int ro = f->off[0], go = f->off[1], bo = f->off[2], ao = f->off[3];       \
@@ -102,7 +104,7 @@ CONVERT_PACK_DIRECT(convert_pack_rgba_8, 4, uint8_t)
 
 /* The layouts nearly every framebuffer has, with constant shifts. */
 #define CONVERT_PACK_FIXED32(NAME, CH, RO, GO, BO)                                        \
-    CONVERT_ROW void NAME(const uint8_t *restrict s, uint32_t *restrict d, int w)              \
+    CONVERT_ROW void NAME(const uint8_t *restrict s, uint32_t *restrict d, ptrdiff_t w)              \
     {                                                                                     \
         for (size_t x = 0; x < (size_t)w; x++)                                                       \
             d[x] = (uint32_t)s[CH * x] << RO | (uint32_t)s[CH * x + 1] << GO |             \
@@ -115,7 +117,7 @@ CONVERT_PACK_FIXED32(convert_pack_rgb_xbgr, 3, 0, 8, 16)
 CONVERT_PACK_FIXED32(convert_pack_rgba_xbgr, 4, 0, 8, 16)
 
 #define CONVERT_PACK_FIXED16(NAME, CH, RO, BO)                                            \
-    CONVERT_ROW void NAME(const uint8_t *restrict s, uint16_t *restrict d, int w)              \
+    CONVERT_ROW void NAME(const uint8_t *restrict s, uint16_t *restrict d, ptrdiff_t w)              \
     {                                                                                     \
         for (size_t x = 0; x < (size_t)w; x++)                                                       \
             d[x] = (uint16_t)(((unsigned)s[CH * x] >> 3) << RO |                           \
@@ -128,7 +130,7 @@ CONVERT_PACK_FIXED16(convert_pack_rgba_565, 4, 11, 0)
 CONVERT_PACK_FIXED16(convert_pack_rgb_bgr565, 3, 0, 11)
 CONVERT_PACK_FIXED16(convert_pack_rgba_bgr565, 4, 0, 11)
 
-CONVERT_ROW void convert_pack_24(const uint8_t *restrict s, int ch, uint8_t *restrict d, int w,
+CONVERT_ROW void convert_pack_24(const uint8_t *restrict s, int ch, uint8_t *restrict d, ptrdiff_t w,
                             const convert_format *f, uint32_t opaque)
 {
     const int ro = f->off[0], go = f->off[1], bo = f->off[2], ao = f->off[3];
@@ -145,7 +147,7 @@ CONVERT_ROW void convert_pack_24(const uint8_t *restrict s, int ch, uint8_t *res
 }
 
 #define CONVERT_PACK_GRAY(NAME, CH)                                                       \
-    CONVERT_ROW void NAME(const uint8_t *restrict s, uint8_t *restrict d, int w, int shift, int top) \
+    CONVERT_ROW void NAME(const uint8_t *restrict s, uint8_t *restrict d, ptrdiff_t w, int shift, int top) \
     {                                                                                     \
         for (size_t x = 0; x < (size_t)w; x++) {                                                     \
             uint32_t v = convert_luma(s[CH * x], s[CH * x + 1], s[CH * x + 2]) >> shift;    \
@@ -156,7 +158,7 @@ CONVERT_ROW void convert_pack_24(const uint8_t *restrict s, int ch, uint8_t *res
 CONVERT_PACK_GRAY(convert_pack_rgb_gray, 3)
 CONVERT_PACK_GRAY(convert_pack_rgba_gray, 4)
 
-CONVERT_ROW void convert_pack_indexed(const uint8_t *restrict s, int ch, uint8_t *restrict d, int w,
+CONVERT_ROW void convert_pack_indexed(const uint8_t *restrict s, int ch, uint8_t *restrict d, ptrdiff_t w,
                                  const uint8_t *restrict lut)
 {
     for (size_t x = 0; x < (size_t)w; x++) {
@@ -222,13 +224,13 @@ __attribute__((target("avx2"))) static inline __m256i convert_x86_load2(const ui
 
 /* RGB(A) -> 32-bit layouts with 8-bit channels at byte offsets; `bits` is ORed in
  * (the alpha channel a 3-byte source does not have). 8 pixels per step. */
-__attribute__((target("avx2"))) static int convert_avx2_pack32(const uint8_t *restrict s, int ch,
-                                                               uint32_t *restrict d, int w, int ro, int go,
+__attribute__((target("avx2"))) static ptrdiff_t convert_avx2_pack32(const uint8_t *restrict s, int ch,
+                                                               uint32_t *restrict d, ptrdiff_t w, int ro, int go,
                                                                int bo, int ao, uint32_t bits)
 {
     const __m256i mask = convert_x86_mask32(ch, ro, go, bo, ao), or = _mm256_set1_epi32((int)bits);
     const int hi = ch == 3 ? 8 : 16;
-    int x = 0;
+    ptrdiff_t x = 0;
     for (; x + 8 <= w; x += 8) {
         const uint8_t *p = s + ch * x;
         __m256i v = _mm256_shuffle_epi8(convert_x86_load2(p, p + hi), mask);
@@ -241,8 +243,8 @@ __attribute__((target("avx2"))) static int convert_avx2_pack32(const uint8_t *re
  * shuffles gather each pixel as a 16-bit word P = (first << 8 | green) and Q = (last
  * << 8), where first/last are red/blue (blue/red for BGR565); then
  * pixel = (P & 0xF800) | (P & 0xFC) << 3 | Q >> 11. */
-__attribute__((target("avx2"))) static int convert_avx2_rgb_565(const uint8_t *restrict s, uint16_t *restrict d,
-                                                                int w, int bgr)
+__attribute__((target("avx2"))) static ptrdiff_t convert_avx2_rgb_565(const uint8_t *restrict s, uint16_t *restrict d,
+                                                                ptrdiff_t w, int bgr)
 {
     uint8_t mp[2][32], mq[2][32];
     memset(mp, 0x80, sizeof mp);
@@ -260,7 +262,7 @@ __attribute__((target("avx2"))) static int convert_avx2_rgb_565(const uint8_t *r
     const __m256i pa = _mm256_loadu_si256((const __m256i *)mp[0]), pb = _mm256_loadu_si256((const __m256i *)mp[1]);
     const __m256i qa = _mm256_loadu_si256((const __m256i *)mq[0]), qb = _mm256_loadu_si256((const __m256i *)mq[1]);
     const __m256i top = _mm256_set1_epi16((short)0xF800), mid = _mm256_set1_epi16(0xFC);
-    int x = 0;
+    ptrdiff_t x = 0;
     for (; x + 16 <= w; x += 16) {
         const uint8_t *p = s + 3 * x;
         __m256i a = convert_x86_load2(p, p + 24), b = convert_x86_load2(p + 8, p + 32);
@@ -274,13 +276,13 @@ __attribute__((target("avx2"))) static int convert_avx2_rgb_565(const uint8_t *r
 
 /* RGBA -> RGB565/BGR565, 16 pixels per step: gather 0x00RRGGBB words, shift the
  * fields into place, pack to 16 bits. */
-__attribute__((target("avx2"))) static int convert_avx2_rgba_565(const uint8_t *restrict s, uint16_t *restrict d,
-                                                                 int w, int bgr)
+__attribute__((target("avx2"))) static ptrdiff_t convert_avx2_rgba_565(const uint8_t *restrict s, uint16_t *restrict d,
+                                                                 ptrdiff_t w, int bgr)
 {
     const __m256i mask = bgr ? convert_x86_mask32(4, 0, 8, 16, -1) : convert_x86_mask32(4, 16, 8, 0, -1);
     const __m256i m_hi = _mm256_set1_epi32(0xF800), m_mid = _mm256_set1_epi32(0x07E0),
                   m_lo = _mm256_set1_epi32(0x001F);
-    int x = 0;
+    ptrdiff_t x = 0;
     for (; x + 16 <= w; x += 16) {
         const uint8_t *p = s + 4 * x;
         __m256i a = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)p), mask);
@@ -300,8 +302,8 @@ __attribute__((target("avx2"))) static int convert_avx2_rgba_565(const uint8_t *
 /* Source-over blend of 8 RGBA pixels per step onto 32-bit pixels with 8-bit channels
  * at byte offsets ro/go/bo and no alpha, in 16-bit lanes. Same rounding as the plain
  * loop: round((s * a + d * (255 - a)) / 255); alpha 0 keeps the pixel as it was. */
-__attribute__((target("avx2"))) static int convert_avx2_blend_x8888(const uint8_t *restrict s, uint32_t *restrict d,
-                                                                    int w, int ro, int go, int bo)
+__attribute__((target("avx2"))) static ptrdiff_t convert_avx2_blend_x8888(const uint8_t *restrict s, uint32_t *restrict d,
+                                                                    ptrdiff_t w, int ro, int go, int bo)
 {
     uint8_t mc[32], ma[32], keep[32];
     memset(mc, 0x80, sizeof mc);
@@ -317,7 +319,7 @@ __attribute__((target("avx2"))) static int convert_avx2_blend_x8888(const uint8_
     const __m256i to_dst = _mm256_loadu_si256((const __m256i *)mc), alpha = _mm256_loadu_si256((const __m256i *)ma);
     const __m256i channels = _mm256_loadu_si256((const __m256i *)keep), zero = _mm256_setzero_si256();
     const __m256i c255 = _mm256_set1_epi16(255), c128 = _mm256_set1_epi16(128);
-    int x = 0;
+    ptrdiff_t x = 0;
     for (; x + 8 <= w; x += 8) {
         __m256i sv = _mm256_loadu_si256((const __m256i *)(s + 4 * x));
         __m256i dv = _mm256_loadu_si256((const __m256i *)(d + x));
@@ -380,7 +382,7 @@ static int convert_is_x8888(const convert_format *f)
            f->off[2] % 8 == 0 && f->off[3] % 8 == 0;
 }
 
-CONVERT_ROW void convert_pack_row(const uint8_t *s, int rgba, uint8_t *d, int w, enum convert_path path,
+CONVERT_ROW void convert_pack_row(const uint8_t *s, int rgba, uint8_t *d, ptrdiff_t w, enum convert_path path,
                                   const convert_format *f, uint32_t opaque)
 {
     switch (path) {
@@ -443,8 +445,8 @@ CONVERT_ROW void convert_pack_row(const uint8_t *s, int rgba, uint8_t *d, int w,
 /* Write pixels of `channels` bytes (3: RGB; 4: RGBA when `alpha`, else RGB plus a
  * padding byte, as Pillow stores RGB images) into native memory; alpha is stored
  * where the format has it. Returns the number of pixels written or -EINVAL. */
-FBGFX_HOT int convert_pack(const uint8_t *src, ptrdiff_t src_stride, int channels, int alpha, uint8_t *dst,
-                           ptrdiff_t dst_stride, int width, int height, const convert_format *f)
+FBGFX_HOT ptrdiff_t convert_pack(const uint8_t *src, ptrdiff_t src_stride, int channels, int alpha, uint8_t *dst,
+                           ptrdiff_t dst_stride, ptrdiff_t width, ptrdiff_t height, const convert_format *f)
 {
     const enum convert_path path = convert_path_of(f);
     if (width < 0 || height < 0 || (channels != 3 && channels != 4) || path == CONVERT_P_NONE)
@@ -456,10 +458,10 @@ FBGFX_HOT int convert_pack(const uint8_t *src, ptrdiff_t src_stride, int channel
     const int ao = f->len[3] && opaque == 0 ? f->off[3] : -1;
     const uint32_t bits = f->len[3] && opaque ? 0xFFu << f->off[3] : 0u;
 #endif
-    for (int y = 0; y < height; y++) {
+    for (ptrdiff_t y = 0; y < height; y++) {
         const uint8_t *s = src + y * src_stride;
         uint8_t *d = dst + y * dst_stride;
-        int done = 0;
+        ptrdiff_t done = 0;
 #ifdef CONVERT_AVX2
         if (avx2 && x8888)
             done = convert_avx2_pack32(s, channels, (uint32_t *)d, width, f->off[0], f->off[1], f->off[2], ao, bits);
@@ -475,7 +477,7 @@ FBGFX_HOT int convert_pack(const uint8_t *src, ptrdiff_t src_stride, int channel
 /* ---- native -> RGB(A) ------------------------------------------------------------- */
 
 #define CONVERT_UNPACK_DIRECT(NAME, CH, T)                                                \
-    CONVERT_ROW void NAME(const T *restrict s, uint8_t *restrict d, int w, const convert_format *f) \
+    CONVERT_ROW void NAME(const T *restrict s, uint8_t *restrict d, ptrdiff_t w, const convert_format *f) \
     {                                                                                     \
         const convert_format c = *f; /* a local copy: stores to d cannot alias it */      \
         for (size_t x = 0; x < (size_t)w; x++) {                                                     \
@@ -496,13 +498,13 @@ CONVERT_UNPACK_DIRECT(convert_unpack_8_rgb, 3, uint8_t)
 CONVERT_UNPACK_DIRECT(convert_unpack_8_rgba, 4, uint8_t)
 
 /* Native pixels to RGB (channels 3) or RGBA (channels 4). Returns the pixel count. */
-FBGFX_HOT int convert_unpack(const uint8_t *src, ptrdiff_t src_stride, uint8_t *dst, ptrdiff_t dst_stride,
-                             int channels, int width, int height, const convert_format *f)
+FBGFX_HOT ptrdiff_t convert_unpack(const uint8_t *src, ptrdiff_t src_stride, uint8_t *dst, ptrdiff_t dst_stride,
+                             int channels, ptrdiff_t width, ptrdiff_t height, const convert_format *f)
 {
     if (width < 0 || height < 0 || (channels != 3 && channels != 4) || convert_path_of(f) == CONVERT_P_NONE)
         return -EINVAL;
     const int rgba = channels == 4;
-    for (int y = 0; y < height; y++) {
+    for (ptrdiff_t y = 0; y < height; y++) {
         const uint8_t *s = src + y * src_stride;
         uint8_t *d = dst + y * dst_stride;
         if (f->kind == CONVERT_GRAY) {
@@ -594,7 +596,7 @@ static inline uint32_t convert_blend_pixel(uint32_t v, uint32_t r, uint32_t g, u
 
 /* Source-over blend of an RGBA row onto XRGB8888-family pixels (8-bit channels at
  * byte offsets); branch-free so it vectorises. */
-CONVERT_ROW void convert_blend_row_x8888(const uint8_t *restrict s, uint32_t *restrict d, int w, int ro, int go,
+CONVERT_ROW void convert_blend_row_x8888(const uint8_t *restrict s, uint32_t *restrict d, ptrdiff_t w, int ro, int go,
                                     int bo)
 {
     for (size_t x = 0; x < (size_t)w; x++) {
@@ -607,7 +609,7 @@ CONVERT_ROW void convert_blend_row_x8888(const uint8_t *restrict s, uint32_t *re
     }
 }
 
-CONVERT_ROW void convert_blend_row_565(const uint8_t *restrict s, uint16_t *restrict d, int w, int ro, int bo,
+CONVERT_ROW void convert_blend_row_565(const uint8_t *restrict s, uint16_t *restrict d, ptrdiff_t w, int ro, int bo,
                                   const convert_format *f)
 {
     const uint32_t m5 = f->mul[0], a5 = f->add[0], m6 = f->mul[1], a6 = f->add[1];
@@ -626,8 +628,8 @@ CONVERT_ROW void convert_blend_row_565(const uint8_t *restrict s, uint16_t *rest
 
 /* Source-over blend of RGBA pixels onto native ones: alpha 0 leaves a pixel as it
  * was, 255 writes the packed colour. Returns the pixel count or -EINVAL. */
-FBGFX_HOT int convert_blend(const uint8_t *src, ptrdiff_t src_stride, uint8_t *dst, ptrdiff_t dst_stride,
-                            int width, int height, const convert_format *f)
+FBGFX_HOT ptrdiff_t convert_blend(const uint8_t *src, ptrdiff_t src_stride, uint8_t *dst, ptrdiff_t dst_stride,
+                            ptrdiff_t width, ptrdiff_t height, const convert_format *f)
 {
     if (width < 0 || height < 0 || convert_path_of(f) == CONVERT_P_NONE)
         return -EINVAL;
@@ -639,11 +641,11 @@ FBGFX_HOT int convert_blend(const uint8_t *src, ptrdiff_t src_stride, uint8_t *d
 #ifdef CONVERT_AVX2
     const int avx2 = convert_have_avx2();
 #endif
-    for (int y = 0; y < height; y++) {
+    for (ptrdiff_t y = 0; y < height; y++) {
         const uint8_t *s = src + y * src_stride;
         uint8_t *d = dst + y * dst_stride;
         if (x8888) {
-            int done = 0;
+            ptrdiff_t done = 0;
 #ifdef CONVERT_AVX2
             if (avx2)
                 done = convert_avx2_blend_x8888(s, (uint32_t *)d, width, f->off[0], f->off[1], f->off[2]);
@@ -666,7 +668,7 @@ FBGFX_HOT int convert_blend(const uint8_t *src, ptrdiff_t src_stride, uint8_t *d
 }
 
 /* Coverage rows for the common layouts: branch-free so they vectorise. */
-CONVERT_ROW void convert_mask_row_x8888(const uint8_t *restrict m, uint32_t *restrict d, int w, int ro, int go,
+CONVERT_ROW void convert_mask_row_x8888(const uint8_t *restrict m, uint32_t *restrict d, ptrdiff_t w, int ro, int go,
                                         int bo, uint32_t r, uint32_t g, uint32_t b, uint32_t a)
 {
     for (size_t x = 0; x < (size_t)w; x++) {
@@ -678,7 +680,7 @@ CONVERT_ROW void convert_mask_row_x8888(const uint8_t *restrict m, uint32_t *res
     }
 }
 
-CONVERT_ROW void convert_mask_row_565(const uint8_t *restrict m, uint16_t *restrict d, int w, int ro, int bo,
+CONVERT_ROW void convert_mask_row_565(const uint8_t *restrict m, uint16_t *restrict d, ptrdiff_t w, int ro, int bo,
                                       uint32_t r, uint32_t g, uint32_t b, uint32_t a, const convert_format *f)
 {
     const uint32_t m5 = f->mul[0], a5 = f->add[0], m6 = f->mul[1], a6 = f->add[1];
@@ -696,8 +698,8 @@ CONVERT_ROW void convert_mask_row_565(const uint8_t *restrict m, uint16_t *restr
 /* Blend colour (r, g, b, a) through a coverage mask (0..255) onto native pixels:
  * weight = mask * a / 255. Where the weight is 255 the pixel becomes `exact` (the
  * packed colour, which for palette formats is the exactly nearest entry). */
-FBGFX_HOT int convert_blend_mask(const uint8_t *mask, ptrdiff_t mask_stride, uint8_t *dst, ptrdiff_t dst_stride,
-                                 int width, int height, int r, int g, int b, int a, uint32_t exact,
+FBGFX_HOT ptrdiff_t convert_blend_mask(const uint8_t *mask, ptrdiff_t mask_stride, uint8_t *dst, ptrdiff_t dst_stride,
+                                 ptrdiff_t width, ptrdiff_t height, int r, int g, int b, int a, uint32_t exact,
                                  const convert_format *f)
 {
     if (width < 0 || height < 0 || (unsigned)r > 255 || (unsigned)g > 255 || (unsigned)b > 255 ||
@@ -706,7 +708,7 @@ FBGFX_HOT int convert_blend_mask(const uint8_t *mask, ptrdiff_t mask_stride, uin
     const int bytes = f->kind == CONVERT_DIRECT ? f->bpp / 8 : 1;
     const enum convert_path path = convert_path_of(f);
     const int x8888 = convert_is_x8888(f) && f->len[3] == 0;
-    for (int y = 0; y < height; y++) {
+    for (ptrdiff_t y = 0; y < height; y++) {
         const uint8_t *m = mask + y * mask_stride;
         uint8_t *d = dst + y * dst_stride;
         if (x8888) {
@@ -731,11 +733,11 @@ FBGFX_HOT int convert_blend_mask(const uint8_t *mask, ptrdiff_t mask_stride, uin
 /* ---- fill ------------------------------------------------------------------------- */
 
 /* Fill width x height pixels of `bytes` bytes each with `value` (little-endian). */
-FBGFX_HOT int convert_fill(uint8_t *dst, ptrdiff_t dst_stride, int width, int height, int bytes, uint32_t value)
+FBGFX_HOT ptrdiff_t convert_fill(uint8_t *dst, ptrdiff_t dst_stride, ptrdiff_t width, ptrdiff_t height, int bytes, uint32_t value)
 {
     if (width < 0 || height < 0 || bytes < 1 || bytes > 4)
         return -EINVAL;
-    for (int y = 0; y < height; y++) {
+    for (ptrdiff_t y = 0; y < height; y++) {
         uint8_t *d = dst + y * dst_stride;
         if (bytes == 1) {
             memset(d, (int)(value & 255), (size_t)width);

@@ -42,7 +42,7 @@ typedef struct {
 
 /* -- spans -------------------------------------------------------------------------- */
 
-FBGFX_HOT static void draw_fill_row(uint8_t *p, int n, int bpp, uint32_t c) {
+FBGFX_HOT static void draw_fill_row(uint8_t *p, ptrdiff_t n, int bpp, uint32_t c) {
     switch (bpp) {
     case 1:
         memset(p, (int)c, (size_t)n);
@@ -50,12 +50,12 @@ FBGFX_HOT static void draw_fill_row(uint8_t *p, int n, int bpp, uint32_t c) {
     case 2: {
         uint16_t v = (uint16_t)c;
         uint16_t *q = (uint16_t *)p;
-        for (int i = 0; i < n; i++) q[i] = v;
+        for (ptrdiff_t i = 0; i < n; i++) q[i] = v;
         break;
     }
     case 3: {
         uint8_t b0 = c & 0xFF, b1 = (c >> 8) & 0xFF, b2 = (c >> 16) & 0xFF;
-        for (int i = 0; i < n; i++) {
+        for (ptrdiff_t i = 0; i < n; i++) {
             p[3 * i] = b0;
             p[3 * i + 1] = b1;
             p[3 * i + 2] = b2;
@@ -64,7 +64,7 @@ FBGFX_HOT static void draw_fill_row(uint8_t *p, int n, int bpp, uint32_t c) {
     }
     default: {
         uint32_t *q = (uint32_t *)p;
-        for (int i = 0; i < n; i++) q[i] = c;
+        for (ptrdiff_t i = 0; i < n; i++) q[i] = c;
         break;
     }
     }
@@ -85,7 +85,7 @@ static int64_t draw_box(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int6
     if (x1 >= t->cx1) x1 = t->cx1 - 1;
     if (y1 >= t->cy1) y1 = t->cy1 - 1;
     if (x0 > x1 || y0 > y1) return 0;
-    int n = (int)(x1 - x0 + 1);
+    ptrdiff_t n = (ptrdiff_t)(x1 - x0 + 1);
     uint8_t *p = t->data + (y0 - t->oy) * t->stride + (x0 - t->ox) * t->bpp;
     for (int64_t y = y0; y <= y1; y++, p += t->stride) draw_fill_row(p, n, t->bpp, t->color);
     draw_touch(t, (int)x0, (int)y0, (int)x1 + 1, (int)y1 + 1);
@@ -120,8 +120,8 @@ static inline int draw_coord(double v, int64_t *out) {
     return 0;
 }
 
-static int draw_coords(const double *xy, int64_t *out, int n) {
-    for (int i = 0; i < n; i++)
+static int draw_coords(const double *xy, int64_t *out, ptrdiff_t n) {
+    for (ptrdiff_t i = 0; i < n; i++)
         if (draw_coord(xy[i], &out[i]) < 0) return -EINVAL;
     return 0;
 }
@@ -263,7 +263,7 @@ static inline float draw_edge_x(const draw_edge *e, int y) {
 }
 
 /* Even-odd scan conversion of n edges. Float arithmetic on purpose (see top). */
-static int draw_fill_edges(draw_target *t, draw_edge *e, int n) {
+static int draw_fill_edges(draw_target *t, draw_edge *e, ptrdiff_t n) {
     if (n <= 0) return 0;
     draw_edge **table = malloc(sizeof(draw_edge *) * (size_t)n);
     float *xx = malloc(sizeof(float) * 2 * (size_t)n + sizeof(float));
@@ -272,9 +272,9 @@ static int draw_fill_edges(draw_target *t, draw_edge *e, int n) {
         free(xx);
         return -ENOMEM;
     }
-    int count = 0;
+    ptrdiff_t count = 0;
     int64_t ymin = INT32_MAX, ymax = INT32_MIN;
-    for (int i = 0; i < n; i++) {
+    for (ptrdiff_t i = 0; i < n; i++) {
         if (e[i].ymin < ymin) ymin = e[i].ymin;
         if (e[i].ymax > ymax) ymax = e[i].ymax;
         if (e[i].ymin == e[i].ymax) {
@@ -288,8 +288,8 @@ static int draw_fill_edges(draw_target *t, draw_edge *e, int n) {
     if (ymin < t->cy0) ymin = t->cy0;
     if (ymax > t->cy1) ymax = t->cy1;
     for (int y = (int)ymin; y <= ymax; y++) {
-        int j = 0;
-        for (int i = 0; i < count; i++) {
+        ptrdiff_t j = 0;
+        for (ptrdiff_t i = 0; i < count; i++) {
             draw_edge *cur = table[i];
             if (y < cur->ymin || y > cur->ymax) continue;
             xx[j++] = draw_edge_x(cur, y);
@@ -299,7 +299,7 @@ static int draw_fill_edges(draw_target *t, draw_edge *e, int n) {
             } else if ((y == cur->ymin || y == cur->ymax) && cur->dx != 0) {
                 /* where two slanted edges meet in a corner, widen the span so the
                  * corner joins the next (or previous) row */
-                for (int k = 0; k < i; k++) {
+                for (ptrdiff_t k = 0; k < i; k++) {
                     draw_edge *other = table[k];
                     if ((y != other->ymin && y != other->ymax) || other->dx == 0) continue;
                     if (roundf(xx[j - 1]) != roundf(draw_edge_x(other, y))) continue;
@@ -317,9 +317,9 @@ static int draw_fill_edges(draw_target *t, draw_edge *e, int n) {
         }
         if (j > 1) {
             if (j < 16) {
-                for (int a = 1; a < j; a++) {
+                for (ptrdiff_t a = 1; a < j; a++) {
                     float v = xx[a];
-                    int b = a - 1;
+                    ptrdiff_t b = a - 1;
                     while (b >= 0 && xx[b] > v) {
                         xx[b + 1] = xx[b];
                         b--;
@@ -330,7 +330,7 @@ static int draw_fill_edges(draw_target *t, draw_edge *e, int n) {
                 qsort(xx, (size_t)j, sizeof(float), draw_float_cmp);
             }
         }
-        for (int i = 1; i < j; i += 2) draw_span(t, draw_round_left(xx[i - 1]), y, draw_round_right(xx[i]));
+        for (ptrdiff_t i = 1; i < j; i += 2) draw_span(t, draw_round_left(xx[i - 1]), y, draw_round_right(xx[i]));
     }
     free(xx);
     free(table);
@@ -379,14 +379,14 @@ int draw_point(draw_target *t, double x, double y) {
     return 0;
 }
 
-int draw_points(draw_target *t, const double *xy, int n, const uint32_t *colors) {
-    for (int i = 0; i < n; i++) {
+int draw_points(draw_target *t, const double *xy, ptrdiff_t n, const uint32_t *colors) {
+    for (ptrdiff_t i = 0; i < n; i++) {
         int64_t ix, iy;
         if (draw_coord(xy[2 * i], &ix) < 0 || draw_coord(xy[2 * i + 1], &iy) < 0) return -EINVAL;
         if (colors) t->color = colors[i];
         draw_pixel(t, ix, iy);
     }
-    return n;
+    return 0;
 }
 
 int draw_line(draw_target *t, double x0, double y0, double x1, double y1, int width) {
@@ -402,13 +402,13 @@ int draw_line(draw_target *t, double x0, double y0, double x1, double y1, int wi
 }
 
 /* A connected line through n points, as ImageDraw.line draws it. */
-int draw_polyline(draw_target *t, const double *xy, int n, int width) {
-    int64_t prev[2], cur[2];
+int draw_polyline(draw_target *t, const double *xy, ptrdiff_t n, int width) {
+    int64_t prev[2], cur[2] = {0, 0};
     if (n <= 0) return 0;
-    for (int i = 0; i < 2 * n; i++)
+    for (ptrdiff_t i = 0; i < 2 * n; i++)
         if (!isfinite(xy[i])) return -EINVAL;
     draw_coords(xy, prev, 2);
-    for (int i = 1; i < n; i++) {
+    for (ptrdiff_t i = 1; i < n; i++) {
         draw_coords(xy + 2 * i, cur, 2);
         if (width <= 1) {
             draw_segment(t, prev[0], prev[1], cur[0], cur[1]);
@@ -424,13 +424,13 @@ int draw_polyline(draw_target *t, const double *xy, int n, int width) {
 }
 
 /* Many independent lines: xy holds n rows of (x0, y0, x1, y1); colors may be NULL. */
-FBGFX_HOT int draw_lines(draw_target *t, const double *xy, int n, const uint32_t *colors, int width) {
-    for (int i = 0; i < n; i++) {
+FBGFX_HOT int draw_lines(draw_target *t, const double *xy, ptrdiff_t n, const uint32_t *colors, int width) {
+    for (ptrdiff_t i = 0; i < n; i++) {
         if (colors) t->color = colors[i];
         int rc = draw_line(t, xy[4 * i], xy[4 * i + 1], xy[4 * i + 2], xy[4 * i + 3], width);
         if (rc < 0) return rc;
     }
-    return n;
+    return 0;
 }
 
 static void draw_rect_int(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1, int fill, int64_t w) {
@@ -462,17 +462,17 @@ int draw_rect(draw_target *t, double x0, double y0, double x1, double y1, int fi
     return 0;
 }
 
-FBGFX_HOT int draw_rects(draw_target *t, const double *xy, int n, const uint32_t *colors, int fill, int width) {
+FBGFX_HOT int draw_rects(draw_target *t, const double *xy, ptrdiff_t n, const uint32_t *colors, int fill, int width) {
     int64_t c[4];
-    for (int i = 0; i < n; i++) {
+    for (ptrdiff_t i = 0; i < n; i++) {
         if (draw_coords(xy + 4 * i, c, 4) < 0) return -EINVAL;
         if (colors) t->color = colors[i];
         draw_rect_int(t, c[0], c[1], c[2], c[3], fill, width);
     }
-    return n;
+    return 0;
 }
 
-int draw_polygon(draw_target *t, const double *xy, int n, int fill, int width) {
+int draw_polygon(draw_target *t, const double *xy, ptrdiff_t n, int fill, int width) {
     if (n <= 0) return 0;
     int64_t *v = malloc(sizeof(int64_t) * 2 * (size_t)n);
     if (!v) return -ENOMEM;
@@ -481,7 +481,7 @@ int draw_polygon(draw_target *t, const double *xy, int n, int fill, int width) {
     if (fill) {
         draw_edge *e = malloc(sizeof(draw_edge) * (size_t)n);
         if (!e) { rc = -ENOMEM; goto done; }
-        int m = 0, i;
+        ptrdiff_t m = 0, i;
         for (i = 0; i < n - 1; i++) {
             int x0 = (int)v[2 * i], y0 = (int)v[2 * i + 1], x1 = (int)v[2 * i + 2], y1 = (int)v[2 * i + 3];
             if (y0 == y1 && i != 0 && y0 == v[2 * i - 1] && m > 0) {
@@ -497,8 +497,8 @@ int draw_polygon(draw_target *t, const double *xy, int n, int fill, int width) {
         rc = draw_fill_edges(t, e, m);
         free(e);
     } else {
-        for (int i = 0; i < n; i++) {
-            int j = (i + 1) % n;
+        for (ptrdiff_t i = 0; i < n; i++) {
+            ptrdiff_t j = (i + 1) % n;
             if (width <= 1) {
                 draw_segment(t, v[2 * i], v[2 * i + 1], v[2 * j], v[2 * j + 1]);
             } else {
@@ -720,14 +720,14 @@ int draw_ellipse(draw_target *t, double x0, double y0, double x1, double y1, int
 }
 
 /* Many filled or outlined ellipses: xy holds n boxes (x0, y0, x1, y1). */
-FBGFX_HOT int draw_ellipses(draw_target *t, const double *xy, int n, const uint32_t *colors, int fill, int width) {
+FBGFX_HOT int draw_ellipses(draw_target *t, const double *xy, ptrdiff_t n, const uint32_t *colors, int fill, int width) {
     int64_t c[4];
-    for (int i = 0; i < n; i++) {
+    for (ptrdiff_t i = 0; i < n; i++) {
         if (draw_norm_box(xy + 4 * i, c) < 0) return -EINVAL;
         if (colors) t->color = colors[i];
         draw_ellipse_int(t, c[0], c[1], c[2], c[3], fill, width);
     }
-    return n;
+    return 0;
 }
 
 /* -- arcs, chords, pie slices -------------------------------------------------------------
