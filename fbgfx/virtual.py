@@ -171,7 +171,7 @@ class VirtualDevice:
         self._lock = threading.RLock()
         self._fd = -1
         self._pid = os.getpid()
-        self._state_mode = 0o644
+        self._state_mode = 0o666 & ~_umask()  # as open(..., "w") would create them
         self._closed = False
         if self._file is None:
             prot = mmap.PROT_READ if self.readonly else mmap.PROT_READ | mmap.PROT_WRITE
@@ -824,6 +824,18 @@ def _refuse_special(st: os.stat_result, path: str) -> None:
             else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
             else "not a regular file")
     raise FramebufferError(errno.EINVAL, f"is {kind}, not a framebuffer file (file= takes a regular file)", path)
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it (``os.umask`` would, for every thread)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
 
 
 def _unlink_if_same(path: str, fd: int) -> None:

@@ -534,3 +534,14 @@ def test_screen_in_another_process_does_not_undo_this_ones_pan(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_created_files_follow_the_umask(tmp_path):
+    """The memory and state files get the permissions open() would give them under the process's umask."""
+    old = os.umask(0o027)
+    try:
+        fbgfx.open(spec_for(tmp_path / "fb.raw")).close()
+    finally:
+        os.umask(old)
+    for name in ("fb.raw", "fb.raw.state.json"):
+        assert stat.S_IMODE(os.stat(tmp_path / name).st_mode) == 0o640, name
