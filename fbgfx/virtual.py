@@ -488,7 +488,11 @@ class VirtualDevice:
         (which replaces a symlink planted there instead of writing through it)."""
         path = self.state_path
         assert path is not None
-        state = {"version": _STATE_VERSION, "device": self._device_dict(), "var": self._var.asdict(),
+        var = {name: getattr(self._var, name) for name in VAR_FIELDS}
+        for name in BITFIELD_NAMES:
+            bf = var[name]
+            var[name] = {"offset": bf.offset, "length": bf.length, "msb_right": bf.msb_right}
+        state = {"version": _STATE_VERSION, "device": self._device_dict(), "var": var,
                  "format": self.format.name, "visual": self._fix.visual, "cmap": self.cmap.tolist()}
         data = json.dumps(state, separators=(",", ":")).encode()
         directory, name = os.path.split(path)
@@ -747,13 +751,20 @@ def _parse_state(data: bytes) -> Dict[str, Any]:
         raise _Corrupt(f"format is {_show(name)}, not a known pixel format")
     state["format"] = FORMATS[name]
     state["visual"] = _int(doc["visual"], "visual", 0, 255)
-    cmap = doc["cmap"]
-    if not (isinstance(cmap, list) and len(cmap) == 256
-            and all(isinstance(e, list) and len(e) == 4 and all(type(v) is int and 0 <= v <= 0xFFFF for v in e)
-                    for e in cmap)):
-        raise _Corrupt("cmap is not 256 entries of 4 integers 0..65535")
-    state["cmap"] = np.array(cmap, np.uint16)
+    state["cmap"] = _cmap_of(doc["cmap"])
     return state
+
+
+def _cmap_of(cmap: Any) -> np.ndarray:
+    try:
+        # numpy checks the shape and the element types in C: this runs on every pan
+        table = np.array(cmap) if isinstance(cmap, list) else None
+    except (ValueError, TypeError, OverflowError, RecursionError):
+        table = None
+    if (table is None or table.shape != (256, 4) or table.dtype.kind not in "iu"
+            or table.min() < 0 or table.max() > 0xFFFF):
+        raise _Corrupt("cmap is not 256 entries of 4 integers 0..65535")
+    return table.astype(np.uint16)
 
 
 def _device_of(d: Dict[str, Any]) -> Dict[str, Any]:
