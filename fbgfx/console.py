@@ -23,9 +23,9 @@ from ._ffi import lib
 
 __all__ = ["KD_GRAPHICS", "KD_TEXT", "Console", "VirtualTerminal", "find_vt"]
 
-#: ``<linux/kd.h>`` console modes (kernel ABI values).
-KD_TEXT = 0
-KD_GRAPHICS = 1
+#: ``<linux/kd.h>`` console modes, as the compiler read them.
+KD_TEXT: int = lib.KD_TEXT
+KD_GRAPHICS: int = lib.KD_GRAPHICS
 
 TTY_MAJOR = 4  # /dev/tty0../dev/tty63 are VTs (minor 0 is "the current one")
 SYSFS_ACTIVE_VT = "/sys/class/tty/tty0/active"

@@ -7,19 +7,21 @@ from dataclasses import dataclass
 from collections.abc import Mapping
 from typing import Any, Dict
 
+from ._ffi import lib
+
 __all__ = ["Bitfield", "FixScreenInfo", "VarScreenInfo", "describe_mode"]
 
-# <linux/fb.h> constants that the Python side needs by value.
-FB_TYPE_PACKED_PIXELS = 0
-FB_VISUAL_MONO01 = 0
-FB_VISUAL_MONO10 = 1
-FB_VISUAL_TRUECOLOR = 2
-FB_VISUAL_PSEUDOCOLOR = 3
-FB_VISUAL_DIRECTCOLOR = 4
-FB_VISUAL_STATIC_PSEUDOCOLOR = 5
-FB_ACTIVATE_NOW = 0
-FB_ACTIVATE_TEST = 2
-FB_ACTIVATE_FORCE = 128
+# <linux/fb.h> constants that the Python side needs by value, as the compiler read them.
+FB_TYPE_PACKED_PIXELS: int = lib.FB_TYPE_PACKED_PIXELS
+FB_VISUAL_MONO01: int = lib.FB_VISUAL_MONO01
+FB_VISUAL_MONO10: int = lib.FB_VISUAL_MONO10
+FB_VISUAL_TRUECOLOR: int = lib.FB_VISUAL_TRUECOLOR
+FB_VISUAL_PSEUDOCOLOR: int = lib.FB_VISUAL_PSEUDOCOLOR
+FB_VISUAL_DIRECTCOLOR: int = lib.FB_VISUAL_DIRECTCOLOR
+FB_VISUAL_STATIC_PSEUDOCOLOR: int = lib.FB_VISUAL_STATIC_PSEUDOCOLOR
+FB_ACTIVATE_NOW: int = lib.FB_ACTIVATE_NOW
+FB_ACTIVATE_TEST: int = lib.FB_ACTIVATE_TEST
+FB_ACTIVATE_FORCE: int = lib.FB_ACTIVATE_FORCE
 
 VISUAL_NAMES = {
     FB_VISUAL_MONO01: "MONO01",

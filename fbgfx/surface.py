@@ -9,15 +9,16 @@ on palette formats the nearest palette entry is used.
 
 from __future__ import annotations
 
+import errno
 import math
-from typing import Callable, Optional, Tuple
+from typing import Any, Callable, NoReturn, Optional, Tuple
 
 import numpy as np
 from PIL import Image
 
 from . import convert
 from . import text as _text
-from ._ffi import ffi, lib
+from ._ffi import check_value, ffi, lib
 from .color import BLEND, OPAQUE, SKIP, Ink, resolve
 from .pixelformat import PixelFormat, default_palette
 
@@ -31,12 +32,23 @@ _MAX_SIDE = 1 << 28
 _WHITE = "white"
 
 
-def _fail(rc: int, what: str) -> None:
-    if rc == -22:
+# The Surface method each rasteriser serves, for error messages in the user's words.
+_METHODS = {
+    "draw_point": "point", "draw_points": "points", "draw_line": "line", "draw_polyline": "line",
+    "draw_lines": "lines", "draw_rect": "rectangle", "draw_rects": "rectangles", "draw_polygon": "polygon",
+    "draw_ellipse": "ellipse", "draw_ellipses": "ellipses", "draw_arc": "arc", "draw_chord": "chord",
+    "draw_pieslice": "pieslice", "draw_mask": "bitmap",
+}
+
+
+def _fail(rc: int, fn: Any) -> NoReturn:
+    """Raise for a rasteriser's ``-errno``: the only bad argument C sees is a coordinate
+    that is NaN or infinite (Python checks the rest)."""
+    what = _METHODS.get(fn.__name__, "drawing")
+    if rc == -errno.EINVAL:
         raise ValueError(f"{what}: coordinates must be finite numbers (no NaN or infinity)")
-    if rc == -12:
-        raise MemoryError(f"{what}: out of memory")
-    raise OSError(-rc, f"{what} failed")
+    check_value(rc, what)
+    raise AssertionError(f"{what}: unexpected result {rc}")  # pragma: no cover - rc < 0 raised above
 
 
 def _flat(xy, what: str = "xy"):
@@ -121,13 +133,17 @@ class Surface:
         Args:
             array: Shape ``format.array_shape(h, w)`` and dtype ``format.dtype``; rows
                 may be any distance apart, pixels must be contiguous within a row.
-                Sub-byte formats hold one pixel value per byte.
+                The first pixel and every row must be aligned to the pixel size (2
+                or 4 bytes): the C rasterisers store whole pixels. Sub-byte formats
+                hold one pixel value per byte.
             format: A :class:`PixelFormat` or its name.
             palette: As for the constructor.
 
         Raises:
             TypeError: Not an array, or the wrong dtype.
-            ValueError: Wrong shape, read-only, or pixels not contiguous in a row.
+            ValueError: Wrong shape, read-only, pixels not contiguous in a row, or
+                pixels not aligned to their size (copy such an array first, e.g.
+                ``np.array(a)``, and write the copy back).
         """
         fmt = _as_format(format)
         if not isinstance(array, np.ndarray):
@@ -142,6 +158,13 @@ class Surface:
         bpp = max(1, fmt.bpp // 8)
         if array.shape[1] > 1 and array.strides[1] != bpp or (fmt.bpp == 24 and array.strides[2] != 1):
             raise ValueError("pixels must be contiguous within a row (only rows may be strided)")
+        size = array.dtype.itemsize
+        rows = array.strides[0] if array.shape[0] > 1 else 0
+        if array.__array_interface__["data"][0] % size or rows % size:
+            raise ValueError(
+                f"{fmt.name} pixels must be aligned to {size} bytes (the first pixel and every row); "
+                "wrap an aligned copy instead"
+            )
         self = cls.__new__(cls)
         self._setup(array, fmt, palette)
         return self
@@ -286,13 +309,13 @@ class Surface:
             if self._quiet:
                 rc = fn(t, *args)
                 if rc < 0:
-                    _fail(rc, fn.__name__)
+                    _fail(rc, fn)
                 return
             t.bx0 = t.by0 = _BIG
             t.bx1 = t.by1 = -_BIG
             rc = fn(t, *args)
             if rc < 0:
-                _fail(rc, fn.__name__)
+                _fail(rc, fn)
             if t.bx0 < t.bx1:
                 self._notify(t.bx0, t.by0, t.bx1, t.by1)
         elif mode == BLEND:
@@ -313,7 +336,7 @@ class Surface:
         m.bx1 = m.by1 = -_BIG
         rc = fn(m, *args)
         if rc < 0:
-            _fail(rc, fn.__name__)
+            _fail(rc, fn)
         if m.bx0 >= m.bx1:
             return mask, None
         return mask, (m.bx0, m.by0, m.bx1, m.by1)

@@ -226,3 +226,47 @@ def test_surface_array_cannot_be_replaced() -> None:
         s.array = np.zeros((24, 32), np.uint16)  # type: ignore[misc]
     s.rectangle((0, 0, 3, 3), fill="red")
     assert s.array[0, 0] == 0xF800
+
+
+@pytest.mark.parametrize("fmt, dtype", [("RGB565", np.uint16), ("XRGB8888", np.uint32)])
+def test_wrap_refuses_arrays_not_aligned_to_the_pixel_size(fmt: str, dtype: Any) -> None:
+    """Surface.wrap of pixels at an odd address, or rows an odd distance apart, is a ValueError."""
+    size = np.dtype(dtype).itemsize
+    raw = np.zeros(size * 8 * 8, np.uint8)
+    shifted = raw[1 : 1 + size * 8 * 6].view(dtype).reshape(6, 8)
+    with pytest.raises(ValueError, match="aligned"):
+        Surface.wrap(shifted, fmt)
+    with pytest.raises(ValueError, match="aligned"):
+        Surface.wrap(np.ndarray((6, 8), dtype, raw, 0, (size * 8 + 1, size)), fmt)
+    s = Surface.wrap(raw[: size * 48].view(dtype).reshape(6, 8), fmt)  # aligned: fine
+    s.rectangle((0, 0, 7, 5), fill="white")
+    assert (s.array == s.format.pack_color((255, 255, 255, 255))).all()
+
+
+def test_wrap_of_aligned_views_and_subsurfaces_still_works() -> None:
+    """Row-strided views, one-row arrays and 24 bpp byte arrays wrap as before."""
+    base = np.zeros((10, 12), np.uint32)
+    s = Surface.wrap(base[2:8, 3:9], "XRGB8888")
+    s.clear("red")
+    assert (base[2:8, 3:9] == 0xFF0000).all() and base.sum() == 36 * 0xFF0000
+    Surface.wrap(np.zeros((1, 5), np.uint16), "RGB565").clear("white")
+    Surface.wrap(np.zeros((3, 5, 3), np.uint8)[:, 1:], "RGB888").clear("white")
+    assert s.subsurface((1, 1, 4, 4)).array.shape == (3, 3)
+
+
+@pytest.mark.parametrize(
+    "method, args, kw",
+    [
+        ("polygon", ([(0, 0), (float("nan"), 1), (3, 3)],), {"fill": 1}),
+        ("line", ((0, 0, float("inf"), 1),), {"fill": 1, "width": 3}),
+        ("lines", (np.array([[0, 0, np.nan, 1]]),), {"fill": (1, 2, 3, 100)}),
+        ("rectangles", (np.array([[0, 0, np.inf, 1]]),), {"fill": 1}),
+        ("ellipse", ((0, 0, float("nan"), 1),), {"fill": 1}),
+        ("points", (np.array([[np.nan, 1]]),), {}),
+    ],
+)
+def test_rasteriser_errors_name_the_method(method: str, args: Any, kw: Any) -> None:
+    """Non-finite coordinates raise ValueError naming the Surface method, not a C function."""
+    with pytest.raises(ValueError, match=rf"^{method}: coordinates must be finite") as info:
+        getattr(_fresh(), method)(*args, **kw)
+    assert "draw_" not in str(info.value)

@@ -1,0 +1,207 @@
+"""Types of the compiled module ``fbgfx._native`` (cffi API mode, built from native/).
+
+Only :mod:`fbgfx._ffi` imports it. ``lib`` holds one function per declaration in
+``native/*.cdef`` and the integer constants the compiler read from the kernel headers;
+pointers, arrays and structs are cffi cdata (Python lists, bytes and buffers convert
+where C takes a pointer). ``tests/test_native_stub.py`` keeps this file and the
+declarations in step.
+"""
+
+from typing import Any, Callable
+
+_CData = Any  # a cffi pointer, array or struct
+
+class _FFI:
+    NULL: _CData
+    def new(self, cdecl: str, init: Any = ..., /) -> _CData: ...
+    def cast(self, cdecl: str, value: Any, /) -> _CData: ...
+    def from_buffer(self, cdecl: Any, python_buffer: Any = ..., require_writable: bool = ..., /) -> _CData: ...
+    def string(self, cdata: _CData, maxlen: int = ..., /) -> bytes: ...
+    def buffer(self, cdata: _CData, size: int = ..., /) -> Any: ...
+    def gc(self, cdata: _CData, destructor: Callable[[_CData], Any], size: int = ..., /) -> _CData: ...
+    def sizeof(self, cdecl: Any, /) -> int: ...
+
+class _Lib:
+    DRM_IOCTL_VERSION: int
+    DRM_IOCTL_GEM_CLOSE: int
+    DRM_IOCTL_GET_CAP: int
+    DRM_IOCTL_SET_CLIENT_CAP: int
+    DRM_IOCTL_SET_MASTER: int
+    DRM_IOCTL_DROP_MASTER: int
+    DRM_IOCTL_MODE_GETRESOURCES: int
+    DRM_IOCTL_MODE_GETCRTC: int
+    DRM_IOCTL_MODE_SETCRTC: int
+    DRM_IOCTL_MODE_GETENCODER: int
+    DRM_IOCTL_MODE_GETCONNECTOR: int
+    DRM_IOCTL_MODE_GETFB: int
+    DRM_IOCTL_MODE_RMFB: int
+    DRM_IOCTL_MODE_PAGE_FLIP: int
+    DRM_IOCTL_MODE_DIRTYFB: int
+    DRM_IOCTL_MODE_CREATE_DUMB: int
+    DRM_IOCTL_MODE_MAP_DUMB: int
+    DRM_IOCTL_MODE_DESTROY_DUMB: int
+    DRM_IOCTL_MODE_GETPLANERESOURCES: int
+    DRM_IOCTL_MODE_GETPLANE: int
+    DRM_IOCTL_MODE_ADDFB2: int
+    DRM_IOCTL_MODE_GETFB2: int
+    DRM_EVENT_FLIP_COMPLETE: int
+    DRM_CAP_DUMB_BUFFER: int
+    DRM_CAP_DUMB_PREFERRED_DEPTH: int
+    DRM_CAP_DUMB_PREFER_SHADOW: int
+    DRM_CLIENT_CAP_UNIVERSAL_PLANES: int
+    DRM_MODE_CONNECTED: int
+    DRM_MODE_TYPE_PREFERRED: int
+    DRM_MODE_PAGE_FLIP_EVENT: int
+    FB_TYPE_PACKED_PIXELS: int
+    FB_VISUAL_MONO01: int
+    FB_VISUAL_MONO10: int
+    FB_VISUAL_TRUECOLOR: int
+    FB_VISUAL_PSEUDOCOLOR: int
+    FB_VISUAL_DIRECTCOLOR: int
+    FB_VISUAL_STATIC_PSEUDOCOLOR: int
+    FB_ACTIVATE_NOW: int
+    FB_ACTIVATE_TEST: int
+    FB_ACTIVATE_FORCE: int
+    FBGFX_INPUT_EVENT_SIZE: int
+    EV_SYN: int
+    EV_KEY: int
+    EV_ABS: int
+    EV_MAX: int
+    SYN_REPORT: int
+    SYN_DROPPED: int
+    ABS_X: int
+    ABS_Y: int
+    ABS_MT_SLOT: int
+    ABS_MT_POSITION_X: int
+    ABS_MT_POSITION_Y: int
+    ABS_MT_TRACKING_ID: int
+    ABS_MAX: int
+    BTN_LEFT: int
+    BTN_TOUCH: int
+    KEY_MAX: int
+    INPUT_PROP_POINTER: int
+    INPUT_PROP_DIRECT: int
+    INPUT_PROP_MAX: int
+    KD_TEXT: int
+    KD_GRAPHICS: int
+    def convert_pack(
+        self,
+        src: _CData,
+        src_stride: int,
+        channels: int,
+        alpha: int,
+        dst: _CData,
+        dst_stride: int,
+        width: int,
+        height: int,
+        f: _CData,
+        /,
+    ) -> int: ...
+    def convert_unpack(
+        self,
+        src: _CData,
+        src_stride: int,
+        dst: _CData,
+        dst_stride: int,
+        channels: int,
+        width: int,
+        height: int,
+        f: _CData,
+        /,
+    ) -> int: ...
+    def convert_blend(
+        self, src: _CData, src_stride: int, dst: _CData, dst_stride: int, width: int, height: int, f: _CData, /
+    ) -> int: ...
+    def convert_blend_mask(
+        self,
+        mask: _CData,
+        mask_stride: int,
+        dst: _CData,
+        dst_stride: int,
+        width: int,
+        height: int,
+        r: int,
+        g: int,
+        b: int,
+        a: int,
+        exact: int,
+        f: _CData,
+        /,
+    ) -> int: ...
+    def convert_fill(self, dst: _CData, dst_stride: int, width: int, height: int, bytes: int, value: int, /) -> int: ...
+    def draw_point(self, t: _CData, x: float, y: float, /) -> int: ...
+    def draw_points(self, t: _CData, xy: _CData, n: int, colors: _CData, /) -> int: ...
+    def draw_line(self, t: _CData, x0: float, y0: float, x1: float, y1: float, width: int, /) -> int: ...
+    def draw_polyline(self, t: _CData, xy: _CData, n: int, width: int, /) -> int: ...
+    def draw_lines(self, t: _CData, xy: _CData, n: int, colors: _CData, width: int, /) -> int: ...
+    def draw_rect(self, t: _CData, x0: float, y0: float, x1: float, y1: float, fill: int, width: int, /) -> int: ...
+    def draw_rects(self, t: _CData, xy: _CData, n: int, colors: _CData, fill: int, width: int, /) -> int: ...
+    def draw_polygon(self, t: _CData, xy: _CData, n: int, fill: int, width: int, /) -> int: ...
+    def draw_ellipse(self, t: _CData, x0: float, y0: float, x1: float, y1: float, fill: int, width: int, /) -> int: ...
+    def draw_ellipses(self, t: _CData, xy: _CData, n: int, colors: _CData, fill: int, width: int, /) -> int: ...
+    def draw_arc(
+        self, t: _CData, x0: float, y0: float, x1: float, y1: float, start: float, end: float, width: int, /
+    ) -> int: ...
+    def draw_chord(
+        self, t: _CData, x0: float, y0: float, x1: float, y1: float, start: float, end: float, fill: int, width: int, /
+    ) -> int: ...
+    def draw_pieslice(
+        self, t: _CData, x0: float, y0: float, x1: float, y1: float, start: float, end: float, fill: int, width: int, /
+    ) -> int: ...
+    def draw_mask(self, t: _CData, mask: _CData, mstride: int, x: int, y: int, w: int, h: int, /) -> int: ...
+    def draw_point_c(self, t: _CData, color: int, x: float, y: float, /) -> int: ...
+    def draw_line_c(self, t: _CData, color: int, x0: float, y0: float, x1: float, y1: float, /) -> int: ...
+    def draw_rect_c(self, t: _CData, color: int, x0: float, y0: float, x1: float, y1: float, /) -> int: ...
+    def draw_ellipse_c(self, t: _CData, color: int, x0: float, y0: float, x1: float, y1: float, /) -> int: ...
+    def fbgfx_drm_ioctl(self, fd: int, request: int, arg: _CData, /) -> int: ...
+    def fbgfx_drm_wait_vblank(self, fd: int, crtc_index: int, /) -> int: ...
+    def fbgfx_drm_map_pages(self, fd: int, offsets: _CData, count: int, size: int, out: _CData, /) -> int: ...
+    def fbgfx_drm_detach_pages(self, base: _CData, length: int, /) -> int: ...
+    def fbgfx_drm_unmap(self, base: _CData, length: int, /) -> int: ...
+    def fbgfx_get_var(self, fd: int, var: _CData, /) -> int: ...
+    def fbgfx_put_var(self, fd: int, var: _CData, /) -> int: ...
+    def fbgfx_get_fix(self, fd: int, fix: _CData, /) -> int: ...
+    def fbgfx_pan(self, fd: int, var: _CData, /) -> int: ...
+    def fbgfx_get_cmap(self, fd: int, cmap: _CData, /) -> int: ...
+    def fbgfx_put_cmap(self, fd: int, cmap: _CData, /) -> int: ...
+    def fbgfx_blank(self, fd: int, level: int, /) -> int: ...
+    def fbgfx_wait_for_vsync(self, fd: int, /) -> int: ...
+    def fbgfx_input_name(self, fd: int, buf: _CData, len: int, /) -> int: ...
+    def fbgfx_input_bits(self, fd: int, ev: int, buf: _CData, len: int, /) -> int: ...
+    def fbgfx_input_props(self, fd: int, buf: _CData, len: int, /) -> int: ...
+    def fbgfx_input_keys(self, fd: int, buf: _CData, len: int, /) -> int: ...
+    def fbgfx_input_absinfo(self, fd: int, axis: int, out: _CData, /) -> int: ...
+    def fbgfx_input_mt_slots(self, fd: int, values: _CData, n: int, /) -> int: ...
+    def fbgfx_input_clock_monotonic(self, fd: int, /) -> int: ...
+    def fbgfx_input_decode(self, buf: _CData, len: int, out: _CData, max: int, /) -> int: ...
+    def fbgfx_input_encode(self, in_: _CData, n: int, out: _CData, len: int, /) -> int: ...
+    def fbgfx_kd_get_mode(self, fd: int, /) -> int: ...
+    def fbgfx_kd_set_mode(self, fd: int, mode: int, /) -> int: ...
+    def rotate_copy(
+        self,
+        src: _CData,
+        src_stride: int,
+        dst: _CData,
+        dst_stride: int,
+        width: int,
+        height: int,
+        bytes: int,
+        turn: int,
+        /,
+    ) -> int: ...
+    def rotate_pack(
+        self,
+        src: _CData,
+        src_stride: int,
+        step: int,
+        dst: _CData,
+        dst_stride: int,
+        width: int,
+        height: int,
+        turn: int,
+        f: _CData,
+        /,
+    ) -> int: ...
+
+ffi: _FFI
+lib: _Lib
