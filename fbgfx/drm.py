@@ -405,15 +405,20 @@ class Card:
                 )
         raise FramebufferError(errno.EAGAIN, doing + ": the card kept changing", self.path)
 
-    def connector(self, connector_id: int) -> Connector:
+    def connector(self, connector_id: int, probe: bool = True) -> Connector:
+        """A connector, its status and modes.
+
+        ``probe``: ask with no room for modes, which makes the DRM master probe the
+        connector (its status is only known once someone has: with no console on the
+        card, nobody has); else ask with room for one mode, which only reports.
+        """
         doing = "reading a connector (DRM_IOCTL_MODE_GETCONNECTOR)"
         for _ in range(5):
             c = ffi.new("struct drm_mode_get_connector *")
             c.connector_id = connector_id
-            # count_modes 0 would make the master force a probe (slow, may flicker): ask
-            # with room for one mode, as the kernel documentation says.
             one = ffi.new("struct drm_mode_modeinfo[1]")
-            c.count_modes, c.modes_ptr = 1, _addr(one)
+            if not probe:
+                c.count_modes, c.modes_ptr = 1, _addr(one)
             self._ioctl(lib.DRM_IOCTL_MODE_GETCONNECTOR, c, doing)
             n_modes, n_encs = max(c.count_modes, 1), c.count_encoders
             modes = ffi.new("struct drm_mode_modeinfo[]", n_modes)

@@ -378,3 +378,16 @@ def test_fbdev_pan_not_shown_copies():
             assert screen.buffering == "copy"
         with pytest.raises(fbgfx.FramebufferError, match="drm:"):
             vfb.screen("flip", console=False)
+
+
+def test_open_without_any_display_says_so(monkeypatch):
+    """open() with no /dev/fb0 and no DRM display raises ENOENT naming both."""
+    import fbgfx.device as device
+
+    monkeypatch.delenv("FRAMEBUFFER", raising=False)
+    real_exists = device.os.path.exists
+    monkeypatch.setattr(device.os.path, "exists", lambda p: p != "/dev/fb0" and real_exists(p))
+    monkeypatch.setattr(device, "find_display", lambda: None)
+    with pytest.raises(fbgfx.FramebufferError, match="no /dev/fb0 and no DRM card") as info:
+        fbgfx.open()
+    assert info.value.errno == errno.ENOENT

@@ -1,0 +1,304 @@
+"""drm: on real kernels: DRM/KMS drivers under qemu, checked on qemu's own screendumps.
+
+Two boots run ``drm_guest.py``, which asks the host for screendumps through files in
+the shared directory and records what it found; the tests below check those records.
+
+- ``drm``: ``drm_kms_helper.fbdev_emulation=0`` (no /dev/fb*) with three display
+  devices at once, each with its own DRM driver: ``cirrus-vga`` (cirrus),
+  ``bochs-display`` (bochs) and ``virtio-gpu-pci`` (virtio-gpu). Per driver: a scene
+  and each page-flipped frame on the screendump exactly, one flip event per flip,
+  ``set_mode`` changing the monitor's size, a second opener's clear error, ``grab``
+  (read_scanout) equal to the screendump, SIGTERM to a holder restoring the CRTC.
+- ``fbdev``: bochs with fbdev emulation (``drm_fbdev_overalloc=200``: two pages in
+  /dev/fb0) and text on the console: the console's screendump after ``close()`` and
+  after SIGTERM equals the one before; Screen on /dev/fb0 shows every frame although
+  the driver's pan never reaches the monitor.
+
+Self-contained (its own boots and QMP client, as test_touch_vm.py). Set
+FBGFX_VM_RESULTS=DIR to keep the logs and screendumps in DIR/drm and DIR/drm-fbdev.
+"""
+
+from __future__ import annotations
+
+import errno
+import glob
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_touch_vm import Qmp  # the same QMP client (tests/kernel is on sys.path)
+
+pytestmark = pytest.mark.kernel
+
+REPO = Path(__file__).resolve().parents[2]
+TIMEOUT = float(os.environ.get("FBGFX_VM_TIMEOUT", "420"))
+DRIVERS = ["bochs-drm", "cirrus", "virtio_gpu"]
+
+BOOTS: dict[str, dict[str, Any]] = {
+    "drm": {
+        "qemu": "-vga none -device cirrus-vga,id=cirrusvga -device bochs-display,id=bochsdisp "
+        "-device virtio-gpu-pci,id=virtiogpu",
+        "append": ["drm_kms_helper.fbdev_emulation=0"],
+        # one driver after the other, so each card is there before the next loads
+        "load": ["cirrus", "bochs", "virtio_gpu"],
+    },
+    "fbdev": {
+        "qemu": "-vga std",
+        "append": ["drm_kms_helper.drm_fbdev_overalloc=200"],
+        "load": ["bochs"],
+    },
+}
+
+
+def _missing() -> str | None:
+    tools = [t for t in ("vng", "qemu-system-x86_64") if shutil.which(t) is None]
+    if not glob.glob("/boot/vmlinuz-*"):
+        tools.append("/boot/vmlinuz-*")
+    if tools:
+        return f"the DRM VMs need {', '.join(tools)}: run `bash .ci/vm-deps.sh`"
+    return None
+
+
+def _serve(sock_path: str, rwdir: Path, stop: threading.Event, errors: list[str]) -> None:
+    """Answer the guest's cmd-N files (screendump of a device) with done-N."""
+    qmp: Qmp | None = None
+    while not stop.is_set():
+        for cmd in sorted(rwdir.glob("cmd-*"), key=lambda p: int(p.name[4:])):
+            n = cmd.name[4:]
+            try:
+                request = json.loads(cmd.read_text())
+                if qmp is None:
+                    qmp = Qmp(sock_path)
+                args = {"filename": str(rwdir / request["file"])}
+                if request.get("device"):
+                    args["device"] = request["device"]
+                qmp.execute("screendump", **args)
+                status = "ok"
+            except Exception as e:  # told to the guest, which records it
+                status = f"error: {e}"
+                errors.append(status)
+            cmd.unlink()
+            tmp = rwdir / f".done-{n}"
+            tmp.write_text(status)
+            tmp.rename(rwdir / f"done-{n}")
+        stop.wait(0.05)
+    if qmp is not None:
+        qmp.close()
+
+
+def _boot(name: str) -> dict[str, Any]:
+    spec = BOOTS[name]
+    keep = os.environ.get("FBGFX_VM_RESULTS")
+    outdir = Path(keep) / f"drm-{name}" if keep else Path(tempfile.mkdtemp(prefix=f"fbgfx-drm-{name}-"))
+    shutil.rmtree(outdir, ignore_errors=True)
+    outdir.mkdir(parents=True)
+    sockdir = tempfile.mkdtemp(prefix="fbgfx-qmp-")  # unix socket paths must stay short
+    sock = os.path.join(sockdir, "qmp.sock")
+    loads = [
+        f"modprobe {mod} >>{outdir}/modprobe.txt 2>&1; "
+        f"for i in $(seq 100); do [ $(ls /dev/dri/card* 2>/dev/null | wc -l) -ge {i} ] && break; sleep 0.1; done"
+        for i, mod in enumerate(spec["load"], 1)
+    ]
+    script = outdir / "guest.sh"
+    script.write_text(
+        "\n".join(
+            [
+                f"cut -d' ' -f1 /proc/uptime >>{outdir}/uptime.txt",
+                *loads,
+                "[ -e /dev/fb0 ] && for i in $(seq 50); do [ -e /dev/tty1 ] && break; sleep 0.1; done",
+                f"cd {shlex.quote(str(REPO))}",
+                f"cut -d' ' -f1 /proc/uptime >>{outdir}/uptime.txt",
+                f"PYTHONDONTWRITEBYTECODE=1 {shlex.quote(sys.executable)} tests/kernel/drm_guest.py {outdir} {name} "
+                f">{outdir}/guest-stdout.txt 2>{outdir}/guest-stderr.txt",
+                f"echo $? >{outdir}/guest-rc",
+                f"cut -d' ' -f1 /proc/uptime >>{outdir}/uptime.txt",
+                f"dmesg >{outdir}/dmesg.txt",
+                "",
+            ]
+        )
+    )
+    kernel = os.environ.get("FBGFX_VM_KERNEL") or sorted(glob.glob("/boot/vmlinuz-*"))[-1]
+    cmd = [
+        "vng",
+        "--run",
+        kernel,
+        "--user",
+        "root",
+        "--disable-kvm",
+        "--cpus",
+        "2",
+        "--memory",
+        "1G",
+        "--rwdir",
+        str(outdir),
+        f"--qemu-opts={spec['qemu']} -qmp unix:{sock},server=on,wait=off",
+    ]
+    for arg in spec["append"]:
+        cmd += ["--append", arg]
+    cmd += ["--", f"sh {script}"]
+    (outdir / "vng-command.txt").write_text(shlex.join(cmd) + "\n")
+    stop, errors = threading.Event(), []
+    server = threading.Thread(target=_serve, args=(sock, outdir, stop, errors), daemon=True)
+    server.start()
+    start = time.monotonic()
+    with open(outdir / "vng-stdout.txt", "wb") as out, open(outdir / "vng-stderr.txt", "wb") as err:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=REPO, start_new_session=True)
+        try:
+            proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    stop.set()
+    server.join(timeout=10)
+    shutil.rmtree(sockdir, ignore_errors=True)
+    results_file = outdir / "results.json"
+    if not results_file.exists():
+        stderr = (outdir / "guest-stderr.txt").read_text()[-3000:] if (outdir / "guest-stderr.txt").exists() else ""
+        pytest.fail(
+            f"the {name} guest wrote no results in {time.monotonic() - start:.0f} s (logs in {outdir}):\n"
+            f"{stderr}\n{(outdir / 'vng-stderr.txt').read_text()[-2000:]}"
+        )
+    results: dict[str, Any] = json.loads(results_file.read_text())
+    results["_outdir"] = str(outdir)
+    results["_seconds"] = time.monotonic() - start
+    results["_host_errors"] = errors
+    return results
+
+
+@pytest.fixture(scope="module")
+def drm_vm() -> dict[str, Any]:
+    """The drm boot's results (booted once, on first use)."""
+    reason = _missing()
+    if reason:
+        pytest.skip(reason)
+    return _boot("drm")
+
+
+@pytest.fixture(scope="module")
+def fbdev_vm() -> dict[str, Any]:
+    """The fbdev boot's results (booted once, on first use)."""
+    reason = _missing()
+    if reason:
+        pytest.skip(reason)
+    return _boot("fbdev")
+
+
+def _step(results: dict[str, Any], name: str) -> dict[str, Any]:
+    if "fatal" in results:
+        pytest.fail(f"the guest stopped: {results['fatal']['error']}\n{results['fatal'].get('traceback', '')}")
+    result = results.get(name)
+    if result is None:
+        pytest.fail(f"the guest did not reach {name} (logs in {results['_outdir']}); it has {sorted(results)}")
+    if "error" in result:
+        pytest.fail(f"{name} in the guest: {result['error']}\n{result.get('traceback', '')}")
+    return result
+
+
+def _shows(r: dict[str, Any], what: str) -> None:
+    assert r["diff"] == 0, f"{what}: {r}"
+
+
+# -- the drm boot: three drivers without fbdev ----------------------------------------------------------
+
+
+def test_drm_boot_has_three_cards_and_no_fb(drm_vm):
+    """fbdev_emulation=0 leaves one card per display device and no /dev/fb0; open()
+    with no argument finds a card."""
+    assert sorted(drm_vm["cards"]) == DRIVERS, drm_vm["cards"]
+    r = _step(drm_vm, "open_default")
+    assert r["fb0"] is False
+    assert r["card"] in drm_vm["cards"].values() and r["path"] == f"drm:{r['card']}"
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_scene_on_screendump(drm_vm, driver):
+    """A scene drawn in a Screen frame is on qemu's screendump exactly; close puts the
+    CRTC back as it was (off)."""
+    r = _step(drm_vm, f"scene:{driver}")
+    assert (r["buffering"], r["format"]) == ("flip", "XRGB8888"), r
+    _shows(r, f"{driver} scene")
+    assert r["restored"], r
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_each_flipped_frame_on_screendump(drm_vm, driver):
+    """Every page-flipped frame is on the screendump, with one flip event per flip."""
+    r = _step(drm_vm, f"flips:{driver}")
+    assert r["buffering"] == "flip"
+    for i, frame in enumerate(r["frames"]):
+        _shows(frame, f"{driver} frame {i}")
+    assert r["flips"] == 3 and r["events"] == r["flips"], r
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_set_mode_changes_the_monitor(drm_vm, driver):
+    """set_mode to another connector mode changes the monitor's size; a size the
+    connector does not list is a ModeError naming its modes."""
+    r = _step(drm_vm, f"mode:{driver}")
+    assert r["to"] != r["from"]
+    _shows(r, f"{driver} after set_mode {r['to']}")
+    assert "its modes:" in r["refused"], r
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_second_opener_grab_and_sigterm(drm_vm, driver):
+    """While another process shows a picture: opening the card is a clear EBUSY error,
+    read_scanout equals the screendump and the picture; SIGTERM to the holder ends it
+    by the signal and puts the CRTC back."""
+    r = _step(drm_vm, f"holder:{driver}")
+    assert "another program owns this display" in r["second"], r
+    assert r["second_errno"] == errno.EBUSY
+    _shows(r["grab_vs_screendump"], f"{driver} grab vs screendump")
+    _shows(r["grab_vs_drawn"], f"{driver} grab vs drawn")
+    assert r["returncode"] == -signal.SIGTERM, r["holder_stderr"]
+    assert r["restored"], (r["before"], r["after"])
+
+
+# -- the fbdev boot: the console comes back ---------------------------------------------------------------
+
+
+def test_close_gives_the_console_back(fbdev_vm):
+    """drm: on a card whose console shows text: the picture is shown, the VT is in
+    graphics mode meanwhile, and after close() the screendump equals the one before."""
+    assert fbdev_vm["console_nonblank"]
+    r = _step(fbdev_vm, "close_restores_console")
+    _shows(r["shown"], "drm: picture over the console")
+    assert (r["kd_while"], r["kd_after"]) == (1, 0)
+    _shows(r, "console after close()")
+
+
+def test_sigterm_gives_the_console_back(fbdev_vm):
+    """SIGTERM to a process showing a drm: picture: the console's screendump after
+    equals the one before."""
+    r = _step(fbdev_vm, "sigterm_restores_console")
+    _shows(r["held"], "the holder's picture")
+    assert r["returncode"] == -signal.SIGTERM
+    assert r["kd_after"] == 0
+    _shows(r, "console after SIGTERM")
+
+
+def test_grab_reads_the_console(fbdev_vm):
+    """read_scanout reads the fbdev emulation's buffer on screen: the console's screendump."""
+    r = _step(fbdev_vm, "grab_console")
+    _shows(r, "grab of the console")
+
+
+def test_fbdev_screen_shows_every_frame(fbdev_vm):
+    """On bochs' fbdev emulation with two pages, a raw pan is accepted but not shown, so
+    Screen copies: each of three frames is on the screendump."""
+    r = _step(fbdev_vm, "fbdev_flips")
+    assert r["id"] == "bochs-drmdrmfb" and r["virtual"][1] >= 2 * 800, r
+    assert r["raw_pan_shown"] is False
+    assert r["buffering"] == "copy"
+    for i, frame in enumerate(r["frames"]):
+        _shows(frame, f"fbdev frame {i}")
