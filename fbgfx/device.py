@@ -71,14 +71,8 @@ def open(path: Optional[PathLike] = None, *, readonly: bool = False) -> "Framebu
         path = os.environ.get("FRAMEBUFFER") or "/dev/fb0"
         if path == "/dev/fb0" and not os.path.exists(path):
             card = find_display()  # kernels without CONFIG_FB_DEVICE have no /dev/fb*
-            if card is None:
-                raise FramebufferError(
-                    errno.ENOENT,
-                    "no display: there is no /dev/fb0 and no DRM card (/dev/dri/card*) with a connected "
-                    "display; name one, or try virtual:800x480",
-                    path,
-                )
-            path = f"drm:{card}"
+            if card is not None:
+                path = f"drm:{card}"
     if isinstance(path, int):
         path = f"/dev/fb{path}"
     path = os.fspath(path)
