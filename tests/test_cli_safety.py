@@ -415,3 +415,21 @@ def test_read_only_commands_change_nothing(tmp_path: Path, capsys: Any) -> None:
         assert code == 0, err
     assert [(p.read_bytes(), p.stat().st_mtime_ns) for p in files] == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fb.raw", "fb.raw.state.json", "g.png"]
+
+
+def test_grab_replaces_a_symlink_at_out(tmp_path: Path, capsys: Any) -> None:
+    """grab OUT where OUT is a symlink replaces the link with a new file; the link's target is untouched."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    os.chmod(victim, 0o600)
+    out = tmp_path / "shot.png"
+    out.symlink_to(victim)
+    code, _, err = run(capsys, "grab", out, "-d", V32)
+    assert code == 0, err
+    assert victim.read_text() == "keep me"
+    assert not out.is_symlink()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o7777 == 0o666 & ~umask
+    with Image.open(out) as im:
+        assert im.size == (800, 480)

@@ -14,6 +14,7 @@ import enum
 import os
 import queue
 import re
+import stat
 import sys
 import tempfile
 import threading
@@ -308,14 +309,22 @@ def save_image(image: Image.Image, path: str) -> None:
     fmt = image_format(path)
     directory = os.path.dirname(os.path.abspath(path))
     try:
-        mode = os.lstat(path).st_mode & 0o7777
+        old: os.stat_result | None = os.lstat(path)
     except FileNotFoundError:
+        old = None
+    if old is not None and stat.S_ISREG(old.st_mode):
+        mode = stat.S_IMODE(old.st_mode)
+    else:  # new (or a symlink, whose own mode says nothing): as open() would create it
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
+            if old is not None and stat.S_ISREG(old.st_mode):
+                # Keep the owner too where allowed (root grabbing over a user's file).
+                with contextlib.suppress(OSError):
+                    os.fchown(f.fileno(), old.st_uid, old.st_gid)
             os.fchmod(f.fileno(), mode)
             image.save(f, format=fmt)
         os.replace(tmp, path)
