@@ -11,12 +11,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import enum
+import errno
 import os
 import queue
 import re
+import secrets
 import stat
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -312,26 +313,40 @@ def save_image(image: Image.Image, path: str) -> None:
         old: os.stat_result | None = os.lstat(path)
     except FileNotFoundError:
         old = None
-    if old is not None and stat.S_ISREG(old.st_mode):
-        mode = stat.S_IMODE(old.st_mode)
-    else:  # new (or a symlink, whose own mode says nothing): as open() would create it
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    existing = old is not None and stat.S_ISREG(old.st_mode)
+    fd, tmp = _create_beside(path, directory)
     try:
         with os.fdopen(fd, "wb") as f:
-            if old is not None and stat.S_ISREG(old.st_mode):
-                # Keep the owner too where allowed (root grabbing over a user's file).
+            if old is not None and existing:
+                # Keep the owner and mode (root grabbing over a user's file). A new
+                # file, or one replacing a symlink, has what open() gives under the umask.
                 with contextlib.suppress(OSError):
                     os.fchown(f.fileno(), old.st_uid, old.st_gid)
-            os.fchmod(f.fileno(), mode)
+                os.fchmod(f.fileno(), stat.S_IMODE(old.st_mode))
             image.save(f, format=fmt)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _create_beside(path: str, directory: str) -> tuple[int, str]:
+    """Create a new, uniquely named file beside ``path``; return its fd and name.
+
+    ``O_EXCL | O_NOFOLLOW``: never an existing file, never through a symlink. Mode
+    0666 so the kernel applies the umask, as it would for ``open(path, "w")``; the
+    umask is not read (changing it to read it would race with other threads).
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    prefix = f".{os.path.basename(path)}."
+    for _ in range(100):
+        tmp = os.path.join(directory, f"{prefix}{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temporary name", os.path.join(directory, prefix + "*.tmp"))
 
 
 # -- reading pictures --------------------------------------------------------------------------

@@ -38,14 +38,25 @@ TARGETS = [
 def _arguments(p: argparse.ArgumentParser) -> None:
     what = p.add_mutually_exclusive_group()
     what.add_argument("--list", action="store_true", help="list the input devices and the one fbgfx would take")
-    what.add_argument("--calibrate", action="store_true",
-                      help="draw crosshairs to tap; print the matrix for $FBGFX_TOUCH_CALIBRATION")
-    p.add_argument("--touch", metavar="PATH",
-                   help="input device or .evemu recording (default: $FBGFX_TOUCH, else the first touchscreen)")
-    p.add_argument("--rotate", type=int, choices=[0, 90, 180, 270],
-                   help="degrees the picture is turned clockwise on the panel (default: $FBGFX_ROTATE, else 0)")
-    p.add_argument("--calibration", metavar="'A B C D E F'",
-                   help="matrix for the printed events (default: $FBGFX_TOUCH_CALIBRATION)")
+    what.add_argument(
+        "--calibrate", action="store_true", help="draw crosshairs to tap; print the matrix for $FBGFX_TOUCH_CALIBRATION"
+    )
+    p.add_argument(
+        "--touch",
+        metavar="PATH",
+        help="input device or .evemu recording (default: $FBGFX_TOUCH, else the first touchscreen)",
+    )
+    p.add_argument(
+        "--rotate",
+        type=int,
+        choices=[0, 90, 180, 270],
+        help="degrees the picture is turned clockwise on the panel (default: $FBGFX_ROTATE, else 0)",
+    )
+    p.add_argument(
+        "--calibration",
+        metavar="'A B C D E F'",
+        help="matrix for the printed events (default: $FBGFX_TOUCH_CALIBRATION)",
+    )
     p.add_argument("--count", type=int, metavar="N", help="stop after printing N events")
     p.add_argument("--seconds", type=seconds, metavar="S", help="stop after S seconds (default: until Ctrl-C)")
 
@@ -228,8 +239,13 @@ def _one_tap(events: Iterator[touch.TouchEvent]) -> tuple[float, float]:
     return statistics.median(xs), statistics.median(ys)
 
 
-def _largest_miss(matrix: touch.Calibration, touched: list[tuple[float, float]],
-                  targets: list[tuple[float, float]], width: int, height: int) -> float:
+def _largest_miss(
+    matrix: touch.Calibration,
+    touched: list[tuple[float, float]],
+    targets: list[tuple[float, float]],
+    width: int,
+    height: int,
+) -> float:
     a, b, c, d, e, f = matrix
     worst = 0.0
     for (nx, ny), (tx, ty) in zip(touched, targets):
