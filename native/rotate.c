@@ -9,14 +9,17 @@
  *     turn 1 (90 clockwise):  (height - 1 - y, x)
  *     turn 2 (180):           (width - 1 - x, height - 1 - y)
  *     turn 3 (270 clockwise): (y, width - 1 - x)
- * Nothing outside the block and its turned place is read or written.
+ * Nothing outside the block and its turned place is read or written. The kernels
+ * return 0, or -EINVAL for arguments they do not take.
  *
  * The work goes tile by tile (ROTATE_TILE pixels square): a tile's source rows stay in
- * L1 while its panel rows are written left to right, whole cache lines at a time (video
- * memory is write-combined on real hardware: it wants sequential writes, never reads).
- * rotate_pack converts RGB into the device's layout a tile at a time (a plain row loop
- * GCC vectorises) into a buffer on the stack and writes that turned, so the picture is
- * turned while it is converted, not converted and then copied turned. */
+ * L1 while its panel rows are written left to right (video memory is write-combined on
+ * real hardware: it wants sequential writes, never reads). On x86-64, 8x8 blocks are
+ * turned in registers (AVX2 for 32-bit pixels, SSE2 for 16-bit); rotate_pack converts
+ * each block of RGB into those registers and writes it turned, so the picture is turned
+ * while it is converted, not converted and then copied turned. Elsewhere (ARM boards),
+ * plain loops convert a tile into a buffer on the stack and write it turned. Channels
+ * are truncated to their length as PixelFormat.pack and convert_pack do. */
 
 #define ROTATE_TILE 32
 #define ROTATE_INLINE static inline __attribute__((always_inline))
@@ -30,32 +33,32 @@ typedef struct rotate_format {
 /* One tile: src is its top-left pixel in the frame, dst the top-left of its turned
  * place; tw x th pixels in the frame. Panel row i, column j takes the pixel given in
  * the file comment, so each panel row is one run of stores. */
-#define ROTATE_TILE_FN(NAME, T)                                                                            \
-    ROTATE_INLINE void NAME(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, int tw, int th,  \
-                            int turn)                                                                      \
-    {                                                                                                      \
-        if (turn == 1) {                                                                                   \
-            for (int i = 0; i < tw; i++) { /* panel row i: frame column i, bottom to top */                \
-                T *restrict out = (T *)(dst + i * ds);                                                     \
-                const uint8_t *col = src + (ptrdiff_t)(th - 1) * ss + (ptrdiff_t)i * (ptrdiff_t)sizeof(T); \
-                for (int j = 0; j < th; j++)                                                               \
-                    out[j] = *(const T *)(col - j * ss);                                                   \
-            }                                                                                              \
-        } else if (turn == 3) {                                                                            \
-            for (int i = 0; i < tw; i++) { /* panel row i: frame column tw-1-i, top to bottom */          \
-                T *restrict out = (T *)(dst + i * ds);                                                     \
-                const uint8_t *col = src + (ptrdiff_t)(tw - 1 - i) * (ptrdiff_t)sizeof(T);                 \
-                for (int j = 0; j < th; j++)                                                               \
-                    out[j] = *(const T *)(col + j * ss);                                                   \
-            }                                                                                              \
-        } else {                                                                                           \
-            for (int i = 0; i < th; i++) { /* panel row i: frame row th-1-i, right to left */             \
-                T *restrict out = (T *)(dst + i * ds);                                                     \
-                const T *row = (const T *)(src + (ptrdiff_t)(th - 1 - i) * ss);                            \
-                for (int j = 0; j < tw; j++)                                                               \
-                    out[j] = row[tw - 1 - j];                                                              \
-            }                                                                                              \
-        }                                                                                                  \
+#define ROTATE_TILE_FN(NAME, T)                                                                              \
+    ROTATE_INLINE void NAME(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, int tw, int th,    \
+                            int turn)                                                                        \
+    {                                                                                                        \
+        if (turn == 1) {                                                                                     \
+            for (int i = 0; i < tw; i++) { /* panel row i: frame column i, bottom to top */                  \
+                T *restrict out = (T *)(dst + i * ds);                                                       \
+                const uint8_t *col = src + (ptrdiff_t)(th - 1) * ss + (ptrdiff_t)i * (ptrdiff_t)sizeof(T);   \
+                for (int j = 0; j < th; j++)                                                                 \
+                    out[j] = *(const T *)(col - j * ss);                                                     \
+            }                                                                                                \
+        } else if (turn == 3) {                                                                              \
+            for (int i = 0; i < tw; i++) { /* panel row i: frame column tw-1-i, top to bottom */             \
+                T *restrict out = (T *)(dst + i * ds);                                                       \
+                const uint8_t *col = src + (ptrdiff_t)(tw - 1 - i) * (ptrdiff_t)sizeof(T);                   \
+                for (int j = 0; j < th; j++)                                                                 \
+                    out[j] = *(const T *)(col + j * ss);                                                     \
+            }                                                                                                \
+        } else {                                                                                             \
+            for (int i = 0; i < th; i++) { /* panel row i: frame row th-1-i, right to left */                \
+                T *restrict out = (T *)(dst + i * ds);                                                       \
+                const T *row = (const T *)(src + (ptrdiff_t)(th - 1 - i) * ss);                              \
+                for (int j = 0; j < tw; j++)                                                                 \
+                    out[j] = row[tw - 1 - j];                                                                \
+            }                                                                                                \
+        }                                                                                                    \
     }
 
 ROTATE_TILE_FN(rotate_tile_8, uint8_t)
@@ -78,14 +81,23 @@ ROTATE_TILE_FN(rotate_tile_24, rotate_px24)
 #include <stdlib.h>
 #define ROTATE_X86 1
 
-/* FBGFX_NO_AVX2=1 turns the AVX2 kernels off (so tests can check the plain loops). */
+/* FBGFX_NO_AVX2=1 turns the vector kernels off (AVX2 and the SSE2 ones), so tests can
+ * check the plain loops that ARM boards run. */
+static int rotate_plain_only(void)
+{
+    static int plain = -1; /* racing threads all store the same answer */
+    if (plain < 0) {
+        const char *off = getenv("FBGFX_NO_AVX2");
+        plain = off && *off && *off != '0';
+    }
+    return plain;
+}
+
 static int rotate_have_avx2(void)
 {
-    static int have = -1; /* racing threads all store the same answer */
-    if (have < 0) {
-        const char *off = getenv("FBGFX_NO_AVX2");
-        have = __builtin_cpu_supports("avx2") && !(off && *off && *off != '0');
-    }
+    static int have = -1;
+    if (have < 0)
+        have = __builtin_cpu_supports("avx2") && !rotate_plain_only();
     return have;
 }
 
@@ -119,8 +131,8 @@ __attribute__((target("avx2"), always_inline)) static inline void rotate_t8x8_32
 }
 
 /* A tile of 32-bit pixels turned by 1 or 3, tw and th multiples of 8. */
-__attribute__((target("avx2"))) static void rotate_avx2_tile_32(const uint8_t *src, ptrdiff_t ss, uint8_t *dst,
-                                                                ptrdiff_t ds, int tw, int th, int turn)
+__attribute__((target("avx2"))) static void
+rotate_avx2_tile_32(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, int tw, int th, int turn)
 {
     __m256i r[8];
     for (int bx = 0; bx < tw; bx += 8) { /* panel rows fill left to right */
@@ -200,10 +212,13 @@ enum rotate_kind { ROTATE_K_SHIFT, ROTATE_K_BYTES, ROTATE_K_565, ROTATE_K_BGR565
 static enum rotate_kind rotate_kind_of(const rotate_format *f)
 {
     const int *o = f->off, *l = f->len;
-    if (f->bytes == 4 && l[0] == 8 && l[1] == 8 && l[2] == 8 && o[0] % 8 == 0 && o[1] % 8 == 0 && o[2] % 8 == 0)
+    if (f->bytes == 4 && l[0] == 8 && l[1] == 8 && l[2] == 8 && o[0] % 8 == 0 && o[1] % 8 == 0 &&
+        o[2] % 8 == 0)
         return ROTATE_K_BYTES; /* XRGB8888, XBGR8888, ARGB8888, RGBA8888, ... */
     if (f->bytes == 2 && l[0] == 5 && l[1] == 6 && l[2] == 5 && o[1] == 5 && !l[3])
-        return o[0] == 11 && o[2] == 0 ? ROTATE_K_565 : o[0] == 0 && o[2] == 11 ? ROTATE_K_BGR565 : ROTATE_K_SHIFT;
+        return o[0] == 11 && o[2] == 0   ? ROTATE_K_565
+               : o[0] == 0 && o[2] == 11 ? ROTATE_K_BGR565
+                                         : ROTATE_K_SHIFT;
     return ROTATE_K_SHIFT;
 }
 
@@ -215,7 +230,8 @@ typedef struct {
     enum rotate_kind kind;
 } rotate_avx2_k;
 
-__attribute__((target("avx2"))) static void rotate_avx2_setup(rotate_avx2_k *k, int step, const rotate_format *f)
+__attribute__((target("avx2"))) static void rotate_avx2_setup(rotate_avx2_k *k, int step,
+                                                              const rotate_format *f)
 {
     uint8_t m[32];
     k->kind = rotate_kind_of(f);
@@ -255,7 +271,8 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i rotate_avx2
                                 _mm_loadu_si128((const __m128i *)(p + k->hi)), 1),
         k->mask);
     switch (k->kind) {
-    case ROTATE_K_BYTES: return _mm256_or_si256(w, k->alpha);
+    case ROTATE_K_BYTES:
+        return _mm256_or_si256(w, k->alpha);
     case ROTATE_K_565: /* (R & 0xF8) << 8 | (G & 0xFC) << 3 | B >> 3 */
         return _mm256_or_si256(_mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(w, k->m5), 8),
                                                _mm256_and_si256(_mm256_srli_epi32(w, 5), k->m6)),
@@ -266,8 +283,8 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i rotate_avx2
                                _mm256_and_si256(_mm256_srli_epi32(w, 8), k->m5hi));
     default: {
         __m256i r = _mm256_sll_epi32(_mm256_srl_epi32(_mm256_and_si256(w, k->ff), k->crs), k->cro);
-        __m256i g = _mm256_sll_epi32(_mm256_srl_epi32(_mm256_and_si256(_mm256_srli_epi32(w, 8), k->ff), k->cgs),
-                                     k->cgo);
+        __m256i g = _mm256_sll_epi32(
+            _mm256_srl_epi32(_mm256_and_si256(_mm256_srli_epi32(w, 8), k->ff), k->cgs), k->cgo);
         __m256i b = _mm256_sll_epi32(_mm256_srl_epi32(_mm256_srli_epi32(w, 16), k->cbs), k->cbo);
         return _mm256_or_si256(_mm256_or_si256(r, g), _mm256_or_si256(b, k->alpha));
     }
@@ -275,74 +292,96 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i rotate_avx2
 }
 
 /* Two rows of 8 converted 32-bit words as 8 16-bit pixels each (exact: they fit). */
-__attribute__((target("avx2"), always_inline)) static inline void rotate_avx2_narrow(__m256i a, __m256i b, __m128i *lo,
-                                                                                     __m128i *hi)
+__attribute__((target("avx2"), always_inline)) static inline void rotate_avx2_narrow(__m256i a, __m256i b,
+                                                                                     __m128i *lo, __m128i *hi)
 {
     __m256i v = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);
     *lo = _mm256_castsi256_si128(v);
     *hi = _mm256_extracti128_si256(v, 1);
 }
 
-/* The 8x8 blocks of [x0, x1) x [y0, y1) (multiples of 8) of a width x height block of
- * RGB, converted and turned in registers straight into the panel's memory: no pixel
- * goes through memory in between. Tile by tile, for the same locality as rotate_copy. */
-__attribute__((target("avx2"))) static void rotate_avx2_pack_blocks(const uint8_t *src, ptrdiff_t ss, uint8_t *dst,
-                                                                   ptrdiff_t ds, int width, int height, int turn,
-                                                                   int bytes, const rotate_avx2_k *k, int x1,
-                                                                   int y1)
+/* One 8x8 block at (bx, by) of a width x height block of RGB, converted and turned in
+ * registers straight into the panel's memory: no pixel goes through memory between. */
+__attribute__((target("avx2"), always_inline)) static inline void
+rotate_avx2_block(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, int width, int height,
+                  int turn, int bytes, const rotate_avx2_k *k, int bx, int by)
 {
-    const int step = k->step;
-    for (int ty = 0; ty < y1; ty += ROTATE_TILE) {
-        const int ey = ty + ROTATE_TILE < y1 ? ty + ROTATE_TILE : y1;
+    const uint8_t *s = src + (ptrdiff_t)by * ss + (ptrdiff_t)bx * k->step;
+    __m256i r[8];
+    if (turn == 2) { /* each row reversed, rows bottom up */
+        uint8_t *d = dst + (ptrdiff_t)(height - 1 - by) * ds + (ptrdiff_t)(width - 8 - bx) * bytes;
+        for (int y = 0; y < 8; y++)
+            r[y] = _mm256_permutevar8x32_epi32(rotate_avx2_px8(s + (ptrdiff_t)y * ss, k), k->reverse);
+        for (int y = 0; y < 8; y += 2) {
+            if (bytes == 4) {
+                _mm256_storeu_si256((__m256i *)(d - (ptrdiff_t)y * ds), r[y]);
+                _mm256_storeu_si256((__m256i *)(d - (ptrdiff_t)(y + 1) * ds), r[y + 1]);
+            } else {
+                __m128i a, b;
+                rotate_avx2_narrow(r[y], r[y + 1], &a, &b);
+                _mm_storeu_si128((__m128i *)(d - (ptrdiff_t)y * ds), a);
+                _mm_storeu_si128((__m128i *)(d - (ptrdiff_t)(y + 1) * ds), b);
+            }
+        }
+        return;
+    }
+    /* turn 1 takes the rows bottom up, so panel rows read the columns upwards */
+    for (int y = 0; y < 8; y++)
+        r[y] = rotate_avx2_px8(s + (ptrdiff_t)(turn == 1 ? 7 - y : y) * ss, k);
+    /* column c lands on panel row bx + c (turn 1) or width - 1 - bx - c (turn 3) */
+    uint8_t *d = turn == 1 ? dst + (ptrdiff_t)bx * ds + (ptrdiff_t)(height - 8 - by) * bytes
+                           : dst + (ptrdiff_t)(width - 1 - bx) * ds + (ptrdiff_t)by * bytes;
+    const ptrdiff_t next = turn == 1 ? ds : -ds;
+    if (bytes == 4) {
+        rotate_t8x8_32(r);
+        for (int c = 0; c < 8; c++)
+            _mm256_storeu_si256((__m256i *)(d + c * next), r[c]);
+    } else { /* narrowing u[c] with u[c + 4] gives columns c and c + 4 whole */
+        __m256i u[8];
+        rotate_t8x8_32_lanes(r, u);
+        for (int c = 0; c < 4; c++) {
+            __m256i v = _mm256_packus_epi32(u[c], u[c + 4]);
+            _mm_storeu_si128((__m128i *)(d + c * next), _mm256_castsi256_si128(v));
+            _mm_storeu_si128((__m128i *)(d + (c + 4) * next), _mm256_extracti128_si256(v, 1));
+        }
+    }
+}
+
+/* The 8x8 blocks of [0, x1) x [0, y1) (multiples of 8) of a width x height block, tile
+ * by tile for locality. Within a tile the blocks that share panel rows come one after
+ * another, so each panel row's part of the tile (32 pixels) is written left to right in
+ * one go. Tiles are laid on the panel's grid (for a quarter turn clockwise, counted
+ * from the bottom of the frame), so those parts are whole cache lines when the panel's
+ * rows are aligned. (Streaming stores, which skip reading the lines first, were slower
+ * on the machines measured: they stay out.) */
+__attribute__((target("avx2"))) static void rotate_avx2_pack_blocks(const uint8_t *src, ptrdiff_t ss,
+                                                                    uint8_t *dst, ptrdiff_t ds, int width,
+                                                                    int height, int turn, int bytes,
+                                                                    const rotate_avx2_k *k, int x1, int y1)
+{
+    const int bands = (y1 + ROTATE_TILE - 1) / ROTATE_TILE;
+    for (int band = 0; band < bands; band++) {
+        int ty, ey; /* rows [ty, ey) of the frame */
+        if (turn == 1) {
+            ey = y1 - band * ROTATE_TILE;
+            ty = ey > ROTATE_TILE ? ey - ROTATE_TILE : 0;
+        } else {
+            ty = band * ROTATE_TILE;
+            ey = ty + ROTATE_TILE < y1 ? ty + ROTATE_TILE : y1;
+        }
+        const int ny = (ey - ty) / 8;
         for (int tx = 0; tx < x1; tx += ROTATE_TILE) {
-            const int ex = tx + ROTATE_TILE < x1 ? tx + ROTATE_TILE : x1;
-            /* blocks that share panel rows one after another, so panel rows fill left to
-             * right (whole cache lines while they are still in the write buffers) */
-            for (int i = 0, nx = (ex - tx) / 8, n = nx * ((ey - ty) / 8); i < n; i++) {
-                const int bx = tx + 8 * (turn == 2 ? i % nx : i / ((ey - ty) / 8));
-                const int by = ty + 8 * (turn == 2 ? i / nx : (turn == 1 ? (ey - ty) / 8 - 1 - i % ((ey - ty) / 8)
-                                                                           : i % ((ey - ty) / 8)));
-                {
-                    const uint8_t *s = src + (ptrdiff_t)by * ss + (ptrdiff_t)bx * step;
-                    __m256i r[8];
-                    if (turn == 2) { /* each row reversed, rows bottom up */
-                        uint8_t *d = dst + (ptrdiff_t)(height - 1 - by) * ds + (ptrdiff_t)(width - 8 - bx) * bytes;
-                        for (int y = 0; y < 8; y++)
-                            r[y] = _mm256_permutevar8x32_epi32(rotate_avx2_px8(s + (ptrdiff_t)y * ss, k), k->reverse);
-                        if (bytes == 4) {
-                            for (int y = 0; y < 8; y++)
-                                _mm256_storeu_si256((__m256i *)(d - (ptrdiff_t)y * ds), r[y]);
-                        } else {
-                            for (int y = 0; y < 8; y += 2) {
-                                __m128i a, b;
-                                rotate_avx2_narrow(r[y], r[y + 1], &a, &b);
-                                _mm_storeu_si128((__m128i *)(d - (ptrdiff_t)y * ds), a);
-                                _mm_storeu_si128((__m128i *)(d - (ptrdiff_t)(y + 1) * ds), b);
-                            }
-                        }
-                        continue;
-                    }
-                    /* turn 1 takes the rows bottom up, so panel rows read the columns upwards */
-                    for (int y = 0; y < 8; y++)
-                        r[y] = rotate_avx2_px8(s + (ptrdiff_t)(turn == 1 ? 7 - y : y) * ss, k);
-                    /* column c lands on panel row bx + c (turn 1) or width - 1 - bx - c (turn 3) */
-                    uint8_t *d = turn == 1 ? dst + (ptrdiff_t)bx * ds + (ptrdiff_t)(height - 8 - by) * bytes
-                                           : dst + (ptrdiff_t)(width - 1 - bx) * ds + (ptrdiff_t)by * bytes;
-                    const ptrdiff_t next = turn == 1 ? ds : -ds;
-                    if (bytes == 4) {
-                        rotate_t8x8_32(r);
-                        for (int c = 0; c < 8; c++)
-                            _mm256_storeu_si256((__m256i *)(d + c * next), r[c]);
-                    } else { /* narrowing u[c] with u[c + 4] gives columns c and c + 4 whole */
-                        __m256i u[8];
-                        rotate_t8x8_32_lanes(r, u);
-                        for (int c = 0; c < 4; c++) {
-                            __m256i v = _mm256_packus_epi32(u[c], u[c + 4]);
-                            _mm_storeu_si128((__m128i *)(d + c * next), _mm256_castsi256_si128(v));
-                            _mm_storeu_si128((__m128i *)(d + (c + 4) * next), _mm256_extracti128_si256(v, 1));
-                        }
-                    }
+            const int ex = tx + ROTATE_TILE < x1 ? tx + ROTATE_TILE : x1, nx = (ex - tx) / 8;
+            for (int i = 0; i < nx * ny; i++) {
+                int bx, by;
+                if (turn == 2) { /* a panel row is a frame row: along it */
+                    bx = tx + 8 * (i % nx);
+                    by = ty + 8 * (i / nx);
+                } else { /* a panel row is a frame column: along the column, left to right on the panel */
+                    bx = tx + 8 * (i / ny);
+                    by = ty + 8 * (turn == 1 ? ny - 1 - i % ny : i % ny);
                 }
+                rotate_avx2_block(src, ss, dst, ds, width, height, turn, bytes, k, bx, by);
             }
         }
     }
@@ -358,17 +397,24 @@ ROTATE_INLINE void rotate_tile(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, p
             rotate_avx2_tile_32(src, ss, dst, ds, tw, th, turn);
             return;
         }
-        if (bytes == 2) {
+        if (bytes == 2 && !rotate_plain_only()) {
             rotate_sse2_tile_16(src, ss, dst, ds, tw, th, turn);
             return;
         }
     }
 #endif
     switch (bytes) {
-    case 4: rotate_tile_32(src, ss, dst, ds, tw, th, turn); break;
-    case 3: rotate_tile_24(src, ss, dst, ds, tw, th, turn); break;
-    case 2: rotate_tile_16(src, ss, dst, ds, tw, th, turn); break;
-    default: rotate_tile_8(src, ss, dst, ds, tw, th, turn);
+    case 4:
+        rotate_tile_32(src, ss, dst, ds, tw, th, turn);
+        break;
+    case 3:
+        rotate_tile_24(src, ss, dst, ds, tw, th, turn);
+        break;
+    case 2:
+        rotate_tile_16(src, ss, dst, ds, tw, th, turn);
+        break;
+    default:
+        rotate_tile_8(src, ss, dst, ds, tw, th, turn);
     }
 }
 
@@ -396,10 +442,9 @@ static int rotate_args_ok(int width, int height, int turn)
     return width >= 0 && height >= 0 && turn >= 1 && turn <= 3;
 }
 
-/* Copy a block of native pixels (`bytes` 1 to 4 a pixel) turned. Returns the number of
- * pixels written, or -EINVAL. */
-FBGFX_HOT int rotate_copy(const uint8_t *src, ptrdiff_t src_stride, uint8_t *dst, ptrdiff_t dst_stride, int width,
-                          int height, int bytes, int turn)
+/* Copy a block of native pixels (`bytes` 1 to 4 a pixel) turned. */
+FBGFX_HOT int rotate_copy(const uint8_t *src, ptrdiff_t src_stride, uint8_t *dst, ptrdiff_t dst_stride,
+                          int width, int height, int bytes, int turn)
 {
     if (!rotate_args_ok(width, height, turn) || bytes < 1 || bytes > 4)
         return -EINVAL;
@@ -408,23 +453,23 @@ FBGFX_HOT int rotate_copy(const uint8_t *src, ptrdiff_t src_stride, uint8_t *dst
         for (int tx = 0; tx < width; tx += ROTATE_TILE) {
             const int tw = width - tx < ROTATE_TILE ? width - tx : ROTATE_TILE;
             rotate_tile(src + (ptrdiff_t)ty * src_stride + (ptrdiff_t)tx * bytes, src_stride,
-                        dst + rotate_place(tx, ty, tw, th, width, height, turn, dst_stride, bytes), dst_stride, tw,
-                        th, turn, bytes);
+                        dst + rotate_place(tx, ty, tw, th, width, height, turn, dst_stride, bytes),
+                        dst_stride, tw, th, turn, bytes);
         }
     }
-    return width * height;
+    return 0;
 }
 
 /* RGB pixels `step` bytes apart (3, or 4 for Pillow's padded RGB) to a direct-colour
  * layout: channels truncated to their length, alpha (if any) opaque. The same values
  * as PixelFormat.pack and convert_pack. STEP and T are constants after expansion. */
-#define ROTATE_PACK_ROW(NAME, STEP, T)                                                                      \
+#define ROTATE_PACK_ROW(NAME, STEP, T)                                                                       \
     ROTATE_INLINE void NAME(const uint8_t *restrict s, T *restrict d, int n, int ro, int go, int bo, int rs, \
-                            int gs, int bs, uint32_t alpha)                                                 \
-    {                                                                                                       \
-        for (size_t x = 0; x < (size_t)n; x++)                                                              \
+                            int gs, int bs, uint32_t alpha)                                                  \
+    {                                                                                                        \
+        for (size_t x = 0; x < (size_t)n; x++)                                                               \
             d[x] = (T)(((uint32_t)s[STEP * x] >> rs) << ro | ((uint32_t)s[STEP * x + 1] >> gs) << go |       \
-                       ((uint32_t)s[STEP * x + 2] >> bs) << bo | alpha);                                    \
+                       ((uint32_t)s[STEP * x + 2] >> bs) << bo | alpha);                                     \
     }
 
 ROTATE_PACK_ROW(rotate_pack_row_3_32, 3, uint32_t)
@@ -433,10 +478,10 @@ ROTATE_PACK_ROW(rotate_pack_row_3_16, 3, uint16_t)
 ROTATE_PACK_ROW(rotate_pack_row_4_16, 4, uint16_t)
 
 /* XRGB8888, the layout of nearly every PC framebuffer, with constant shifts. */
-#define ROTATE_PACK_XRGB(NAME, STEP)                                                                        \
-    ROTATE_INLINE void NAME(const uint8_t *restrict s, uint32_t *restrict d, int n)                         \
-    {                                                                                                       \
-        for (size_t x = 0; x < (size_t)n; x++)                                                              \
+#define ROTATE_PACK_XRGB(NAME, STEP)                                                                         \
+    ROTATE_INLINE void NAME(const uint8_t *restrict s, uint32_t *restrict d, int n)                          \
+    {                                                                                                        \
+        for (size_t x = 0; x < (size_t)n; x++)                                                               \
             d[x] = (uint32_t)s[STEP * x] << 16 | (uint32_t)s[STEP * x + 1] << 8 | (uint32_t)s[STEP * x + 2]; \
     }
 
@@ -445,8 +490,9 @@ ROTATE_PACK_XRGB(rotate_pack_xrgb_4, 4)
 
 /* Convert and turn the part [x0, x1) x [y0, y1) of a width x height block with the
  * plain loops: a tile at a time into a buffer on the stack, then turned out of it. */
-static void rotate_pack_part(const uint8_t *src, ptrdiff_t ss, int step, uint8_t *dst, ptrdiff_t ds, int width,
-                             int height, int turn, const rotate_format *f, int x0, int y0, int x1, int y1)
+static void rotate_pack_part(const uint8_t *src, ptrdiff_t ss, int step, uint8_t *dst, ptrdiff_t ds,
+                             int width, int height, int turn, const rotate_format *f, int x0, int y0, int x1,
+                             int y1)
 {
     const int bytes = f->bytes, ro = f->off[0], go = f->off[1], bo = f->off[2];
     const int rs = 8 - f->len[0], gs = 8 - f->len[1], bs = 8 - f->len[2];
@@ -474,16 +520,17 @@ static void rotate_pack_part(const uint8_t *src, ptrdiff_t ss, int step, uint8_t
                 else
                     rotate_pack_row_4_16(s, (uint16_t *)t, tw, ro, go, bo, rs, gs, bs, alpha);
             }
-            rotate_tile((const uint8_t *)tile, ts, dst + rotate_place(tx, ty, tw, th, width, height, turn, ds, bytes),
-                        ds, tw, th, turn, bytes);
+            rotate_tile((const uint8_t *)tile, ts,
+                        dst + rotate_place(tx, ty, tw, th, width, height, turn, ds, bytes), ds, tw, th, turn,
+                        bytes);
         }
     }
 }
 
 /* RGB (pixels `step` bytes apart, 3 or 4) converted to a direct-colour layout of 16 or
- * 32 bits and written turned. Returns the number of pixels written, or -EINVAL. */
-FBGFX_HOT int rotate_pack(const uint8_t *src, ptrdiff_t src_stride, int step, uint8_t *dst, ptrdiff_t dst_stride,
-                          int width, int height, int turn, const rotate_format *f)
+ * 32 bits and written turned. */
+FBGFX_HOT int rotate_pack(const uint8_t *src, ptrdiff_t src_stride, int step, uint8_t *dst,
+                          ptrdiff_t dst_stride, int width, int height, int turn, const rotate_format *f)
 {
     if (!rotate_args_ok(width, height, turn) || (step != 3 && step != 4) || (f->bytes != 2 && f->bytes != 4))
         return -EINVAL;
@@ -503,5 +550,5 @@ FBGFX_HOT int rotate_pack(const uint8_t *src, ptrdiff_t src_stride, int step, ui
     /* the rest: the columns right of the blocks, then the rows below them */
     rotate_pack_part(src, src_stride, step, dst, dst_stride, width, height, turn, f, w8, 0, width, h8);
     rotate_pack_part(src, src_stride, step, dst, dst_stride, width, height, turn, f, 0, h8, width, height);
-    return width * height;
+    return 0;
 }
