@@ -339,12 +339,14 @@ def _name_of(fmt: PixelFormat) -> str:
 
 
 def _to_field(channel: np.ndarray, bf: Bitfield) -> np.ndarray:
+    # Every operand is a uint32, never a Python int: numpy < 2 promotes a 0-d uint32
+    # (one colour) with an int to int64, which the in-place shifts here would refuse.
     c = channel.astype(np.uint32)
     if bf.length <= 8:
-        c >>= 8 - bf.length
+        c >>= np.uint32(8 - bf.length)
     else:
-        c = (c * ((1 << bf.length) - 1) + 127) // 255
-    return c << bf.offset
+        c = (c * np.uint32((1 << bf.length) - 1) + np.uint32(127)) // np.uint32(255)
+    return c << np.uint32(bf.offset)
 
 
 def _from_field(value: np.ndarray, bf: Bitfield) -> np.ndarray:
