@@ -119,6 +119,9 @@ def _render(fnt, text, anchor, start, stroke_width, direction, features, languag
             stroke_width=stroke_width,
             anchor=anchor,
             start=start,
+            # Pillow >= 11.2 strokes the outline filled in (as its ImageDraw.text asks);
+            # older Pillow ignores the keyword and so does its ImageDraw.text.
+            stroke_filled=True,
         )
         dx, dy = offset
     else:

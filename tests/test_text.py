@@ -75,6 +75,14 @@ def test_stroked_text_matches_pillow(ttf_path):
     compare(lambda d: d.text((10, 10), "Stroke", fill=(255, 255, 255), font=f, stroke_width=2, stroke_fill=(255, 0, 0)))
 
 
+def test_stroked_default_font_matches_pillow():
+    """Stroked text in fbgfx.font(size=24) fills the stroke as Pillow >= 11.2 does (stroke_filled)."""
+    f = fbgfx.font(size=24)
+    for width in (1, 2, 3):
+        compare(lambda d: d.text((10, 10), "Stroke", fill=(255, 255, 255), font=f, stroke_width=width,
+                                 stroke_fill=(255, 0, 0)))
+
+
 def test_text_partly_off_surface_is_clipped():
     """Text running off every edge draws the visible part exactly as Pillow."""
     f = fbgfx.font(size=30)
