@@ -14,6 +14,7 @@ from collections import OrderedDict
 from typing import List, NamedTuple, Optional, Tuple
 
 import numpy as np
+import PIL
 from PIL import Image, ImageFont
 
 __all__ = ["default_font", "font"]
@@ -27,8 +28,8 @@ def font(path=None, size: float = 10, *, index: int = 0, encoding: str = ""):
     Args:
         path: A TrueType/OpenType file (``.ttf``, ``.otf``, ``.ttc``...), a Pillow
             bitmap font (``.pil``, with its ``.pbm``/``.png`` beside it), or None for
-            the scalable font that Pillow ships (present on every machine with Pillow
-            10.1 or newer; older Pillow falls back to its fixed bitmap font).
+            the scalable font that Pillow ships (Pillow 10.1 or newer; with older
+            Pillow, DejaVu Sans from fonts-dejavu-core).
         size: Size in pixels (ignored for bitmap fonts).
         index: Face index inside a font collection.
         encoding: FreeType encoding, as :func:`PIL.ImageFont.truetype` takes it.
@@ -38,7 +39,8 @@ def font(path=None, size: float = 10, *, index: int = 0, encoding: str = ""):
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
-        OSError: The file is not a font Pillow can read.
+        OSError: The file is not a font Pillow can read, or (``path`` None with
+            Pillow < 10.1) DejaVu Sans is not installed.
         ValueError: ``size`` is not a positive finite number.
     """
     if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size <= 0:
@@ -59,15 +61,35 @@ def font(path=None, size: float = 10, *, index: int = 0, encoding: str = ""):
 _DEFAULTS: dict = {}
 
 
+# Pillow < 10.1 builds in only a fixed-size bitmap font; a sized default then comes
+# from DejaVu Sans, which Debian and Raspberry Pi OS install (fonts-dejavu-core).
+_FALLBACK_FONTS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",)
+
+
 def _default(size: Optional[float]):
     f = _DEFAULTS.get(size)
     if f is None:
-        try:
-            f = ImageFont.load_default(size) if size is not None else ImageFont.load_default()
-        except TypeError:  # Pillow < 10.1: no size argument, bitmap font only
+        if size is None:
             f = ImageFont.load_default()
+        else:
+            try:
+                f = ImageFont.load_default(size)
+            except TypeError:  # Pillow < 10.1: no size argument
+                f = _fallback(size)
         _DEFAULTS[size] = f
     return f
+
+
+def _fallback(size: float) -> ImageFont.FreeTypeFont:
+    for path in _FALLBACK_FONTS:
+        if os.path.exists(path):
+            # Pillow < 10.1 takes whole-pixel sizes only.
+            return ImageFont.truetype(path, max(1, round(size)))
+    raise OSError(
+        f"fbgfx.font(size=...) needs a scalable font: Pillow {PIL.__version__} builds in none "
+        f"(Pillow >= 10.1 does) and DejaVu Sans is not installed; install fonts-dejavu-core, "
+        f"or pass a font file: fbgfx.font(path, size)"
+    )
 
 
 def default_font():

@@ -1,6 +1,7 @@
 """Text on a Surface against Pillow's ImageDraw.text, fonts and text metrics."""
 
 import numpy as np
+import PIL
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
@@ -27,9 +28,12 @@ def compare(call, fmt="XRGB8888", background=(0, 0, 0)):
 
 @pytest.fixture(scope="module")
 def ttf_path(tmp_path_factory):
-    """Pillow's built-in scalable font written out as a .ttf file."""
+    """Pillow's built-in scalable font written out as a .ttf file (DejaVu Sans with Pillow < 10.1)."""
+    default = ImageFont.load_default()
+    if not hasattr(default, "font_bytes"):  # Pillow < 10.1 builds in no TrueType font
+        return fbgfx.font(size=10).path
     path = tmp_path_factory.mktemp("fonts") / "default.ttf"
-    path.write_bytes(ImageFont.load_default().font_bytes)
+    path.write_bytes(default.font_bytes)
     return path
 
 
@@ -38,6 +42,33 @@ def test_default_font_exists_and_scales():
     small, big = fbgfx.font(size=10), fbgfx.font(size=40)
     assert isinstance(big, ImageFont.FreeTypeFont)
     assert big.getbbox("Hello")[3] > 2 * small.getbbox("Hello")[3]
+
+
+def test_default_font_on_old_pillow_falls_back_to_dejavu(monkeypatch, tmp_path):
+    """With a Pillow older than 10.1 (no sized load_default), fbgfx.font(size=) loads DejaVu Sans at that size."""
+    from fbgfx import text
+
+    source = ImageFont.load_default()
+    if not hasattr(source, "font_bytes"):
+        pytest.skip(f"Pillow {PIL.__version__} is itself older than 10.1 (test_default_font_exists_and_scales runs)")
+    dejavu = tmp_path / "DejaVuSans.ttf"
+    dejavu.write_bytes(source.font_bytes)
+    monkeypatch.setattr(ImageFont, "load_default", lambda: source)
+    monkeypatch.setattr(text, "_DEFAULTS", {})
+    monkeypatch.setattr(text, "_FALLBACK_FONTS", (str(tmp_path / "missing.ttf"), str(dejavu)))
+    f = fbgfx.font(size=30)
+    assert isinstance(f, ImageFont.FreeTypeFont) and f.path == str(dejavu) and f.size == 30
+
+
+def test_default_font_on_old_pillow_without_dejavu_names_the_version(monkeypatch, tmp_path):
+    """With a Pillow older than 10.1 and no DejaVu Sans, fbgfx.font(size=) says which Pillow and which package."""
+    from fbgfx import text
+
+    monkeypatch.setattr(ImageFont, "load_default", lambda: None)
+    monkeypatch.setattr(text, "_DEFAULTS", {})
+    monkeypatch.setattr(text, "_FALLBACK_FONTS", (str(tmp_path / "missing.ttf"),))
+    with pytest.raises(OSError, match=r"Pillow >= 10\.1.*fonts-dejavu-core"):
+        fbgfx.font(size=24)
 
 
 def test_default_text_matches_pillow():
@@ -56,7 +87,8 @@ def test_truetype_file_matches_pillow(ttf_path):
 
 def test_bitmap_font_matches_pillow():
     """Pillow's bitmap (non-FreeType) font draws the same pixels."""
-    f = ImageFont.load_default_imagefont()
+    # Pillow < 10.1 has no load_default_imagefont(): its load_default() is that bitmap font.
+    f = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
     compare(lambda d: d.text((3, 4), "Bitmap 123", fill=(255, 255, 0), font=f))
 
 
