@@ -21,9 +21,16 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Pillow's results depend on a*b+c being rounded twice; keep GCC from fusing it. */
+/* Pillow's pixels depend on whether its build fuses a*b+c into one rounding. Its
+ * aarch64 build does (FMA is baseline there and GCC contracts by default: fmadd in
+ * its line and polygon code); its x86 and 32-bit ARM builds have no FMA in their
+ * baseline and round twice. Match that, whatever CPU fbgfx itself is built for. */
 #pragma GCC push_options
+#if defined(__aarch64__)
+#pragma GCC optimize("fp-contract=fast")
+#else
 #pragma GCC optimize("fp-contract=off")
+#endif
 
 #define DRAW_LIMIT (1 << 28)
 /* Ellipses up to this diameter use the exact integer walk (its 64-bit error terms
