@@ -18,6 +18,7 @@ import functools
 from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
+import PIL
 
 from . import pixelformat as _pf
 from .pixelformat import PixelFormat, default_palette
@@ -181,11 +182,18 @@ def _arrow_rgba_buffer(schema_capsule, array_capsule, pixels: int) -> Optional[i
         return None
 
 
+# Pillow before 13 segfaults in __arrow_c_array__ on an image whose memory it borrows
+# (Image.fromarray, Image.frombuffer: im.readonly); those take the copying path there.
+_OLD_ARROW = tuple(int(p) for p in PIL.__version__.split(".")[:2]) < (13, 0)
+
+
 def _pillow_pixels(im) -> Optional[np.ndarray]:
     """A read-only (h, w, 4) view of an RGB/RGBA image's memory, or None."""
     export = getattr(im, "__arrow_c_array__", None)
     if export is None or _capsule_pointer is None:
         return None
+    if im.readonly and _OLD_ARROW:
+        return None  # Pillow 11.2-12.x crash exporting memory borrowed from a buffer
     try:
         schema_capsule, array_capsule = export()
     except Exception:  # e.g. an image too large for one block: take the copying path
