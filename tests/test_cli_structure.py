@@ -64,7 +64,10 @@ def test_entry_points() -> None:
         project = tomllib.load(f)
     assert project["project"]["scripts"]["fbgfx"] == "fbgfx.cli:main"
     packages = project["tool"]["setuptools"].get("packages")
-    assert packages is None or "fbgfx.cli" in packages
+    if isinstance(packages, dict):  # packages.find: every fbgfx.* package ships
+        assert "fbgfx.*" in packages["find"]["include"]
+    else:
+        assert packages is None or "fbgfx.cli" in packages
     assert main(["--version"]) == 0
 
 
