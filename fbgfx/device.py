@@ -32,7 +32,7 @@ from .screeninfo import (
     describe_mode,
 )
 
-__all__ = ["BLANK_LEVELS", "Framebuffer", "open"]
+__all__ = ["BLANK_LEVELS", "Framebuffer", "open", "resolve"]
 
 PathLike = Union[str, int, "os.PathLike[str]"]
 
@@ -41,6 +41,25 @@ BLANK_LEVELS = {"unblank": 0, "normal": 1, "vsync_suspend": 2, "hsync_suspend": 
 
 # Errors by which a driver says "I do not do that" rather than "that failed".
 _UNSUPPORTED = (errno.ENOTTY, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
+
+
+def resolve(path: Optional[PathLike] = None) -> str:
+    """The device :func:`open` opens for ``path``: ``N`` and ``"N"`` become
+    ``/dev/fbN``; None becomes ``$FRAMEBUFFER``, else ``/dev/fb0``, else
+    ``drm:/dev/dri/cardN`` for the first DRM card with a connected display (kernels
+    without ``CONFIG_FB_DEVICE`` have no ``/dev/fb*``), else ``/dev/fb0``."""
+    if path is None:
+        path = os.environ.get("FRAMEBUFFER") or "/dev/fb0"
+        if path == "/dev/fb0" and not os.path.exists(path):
+            card = find_display()
+            if card is not None:
+                path = f"drm:{card}"
+    if isinstance(path, int):
+        path = f"/dev/fb{path}"
+    path = os.fspath(path)
+    if path.isdigit():
+        path = f"/dev/fb{path}"
+    return path
 
 
 def open(path: Optional[PathLike] = None, *, readonly: bool = False) -> "Framebuffer":  # noqa: A001 - mirrors builtins.open
@@ -67,17 +86,7 @@ def open(path: Optional[PathLike] = None, *, readonly: bool = False) -> "Framebu
         FramebufferError: The device is missing, not permitted or not a framebuffer.
         UnsupportedFormatError: The current pixel layout cannot be drawn in.
     """
-    if path is None:
-        path = os.environ.get("FRAMEBUFFER") or "/dev/fb0"
-        if path == "/dev/fb0" and not os.path.exists(path):
-            card = find_display()  # kernels without CONFIG_FB_DEVICE have no /dev/fb*
-            if card is not None:
-                path = f"drm:{card}"
-    if isinstance(path, int):
-        path = f"/dev/fb{path}"
-    path = os.fspath(path)
-    if path.isdigit():
-        path = f"/dev/fb{path}"
+    path = resolve(path)
     if path.startswith("virtual:") or path == "virtual":
         from .virtual import VirtualFramebuffer
 

@@ -30,6 +30,8 @@ import fbgfx
 
 from ..color import parse_color
 from ..convert import has_alpha
+from ..device import resolve
+from ..drm import find_display, is_drm_spec, parse_spec
 from ..errors import FramebufferError
 from ..screen import resolve_rotate
 
@@ -44,6 +46,7 @@ __all__ = [
     "add_rotate",
     "check_image",
     "describe_error",
+    "drm_target",
     "earlier",
     "image_format",
     "in_process_only",
@@ -246,6 +249,21 @@ def describe_error(e: BaseException) -> str:
 
 
 # -- the device and the screen ---------------------------------------------------------------
+
+
+def drm_target(args: argparse.Namespace) -> tuple[str, dict[str, str]] | None:
+    """(card path, options) when ``--device`` (or the default) is a ``drm:`` display,
+    else None. ``info`` and ``grab`` read such a card without opening it as a
+    Framebuffer, which would take the display over."""
+    spec = resolve(args.device)
+    if not is_drm_spec(spec):
+        return None
+    card, options = parse_spec(spec)
+    if card is None:
+        card = find_display()
+        if card is None:
+            raise FramebufferError(errno.ENOENT, "no DRM card with a connected display", spec)
+    return card, options
 
 
 def open_device(args: argparse.Namespace, readonly: bool = False) -> fbgfx.Framebuffer:

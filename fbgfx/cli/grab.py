@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from PIL import Image
+
+from ..drm import read_scanout
+from ..pixelformat import PixelFormat
 from ..screen import resolve_rotate
-from ._common import Command, Context, add_rotate, image_format, open_device, parse_region, save_image
+from ._common import Command, Context, add_rotate, drm_target, image_format, open_device, parse_region, save_image
 
 __all__ = ["COMMAND"]
 
@@ -25,8 +29,14 @@ def run(args: argparse.Namespace, context: Context) -> int:
     """
     image_format(args.output)  # before the device is opened: a typo changes nothing
     rotate = resolve_rotate(args.rotate)
-    with open_device(args, readonly=True) as fb:
-        image = fb.snapshot()
+    target = drm_target(args)
+    if target is not None:
+        # What the card shows, whoever shows it (the buffer on screen, through GETFB2).
+        name, native = read_scanout(target[0], target[1].get("connector"))
+        image = Image.fromarray(PixelFormat.from_name(name).unpack(native))
+    else:
+        with open_device(args, readonly=True) as fb:
+            image = fb.snapshot()
     if rotate:
         image = image.rotate(rotate, expand=True)  # Pillow turns counter-clockwise: back
     region = parse_region(args.region, image.width, image.height) if args.region else None

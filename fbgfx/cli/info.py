@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from typing import Any
 
 from ..device import Framebuffer
+from ..drm import CardInfo, describe, probe
 from ..modes import Timings
 from ..screeninfo import VISUAL_NAMES
-from ._common import Command, Context, open_device
+from ._common import Command, Context, drm_target, open_device
 
-__all__ = ["COMMAND", "info_dict", "info_text"]
+__all__ = ["COMMAND", "drm_info_dict", "info_dict", "info_text"]
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,7 +21,16 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
-    """Print the description of ``--device``; opened read-only, so nothing changes."""
+    """Print the description of ``--device``; opened read-only, so nothing changes.
+
+    A ``drm:`` card is described without being opened as a display: its connectors
+    (connected or not) and their modes, what each CRTC shows, the planes' formats.
+    """
+    target = drm_target(args)
+    if target is not None:
+        card = probe(target[0])
+        print(json.dumps(drm_info_dict(card), indent=2) if args.json else "\n".join(describe(card)))
+        return 0
     with open_device(args, readonly=True) as fb:
         print(json.dumps(info_dict(fb), indent=2) if args.json else info_text(fb))
     return 0
@@ -41,6 +52,15 @@ def info_dict(fb: Framebuffer) -> dict[str, Any]:
         "var": fb.var.asdict(),
         "fix": fb.fix.asdict(),
     }
+
+
+def drm_info_dict(card: CardInfo) -> dict[str, Any]:
+    """A DRM card's connectors, modes, CRTCs and planes as plain JSON-ready data."""
+    data: dict[str, Any] = dataclasses.asdict(card)
+    for conn, c in zip(data["connectors"], card.connectors):
+        for mode, m in zip(conn["modes"], c.modes):
+            mode["preferred"] = m.preferred
+    return {"device": f"drm:{card.path}", **data}
 
 
 def info_text(fb: Framebuffer) -> str:

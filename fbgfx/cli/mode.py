@@ -53,7 +53,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
             _list_modes(fb)
         if not wanted:
             if not args.list:
-                print(f"{describe_mode(fb.var)} {fb.format.name}")
+                print(f"{describe_mode(_current(fb))} {fb.format.name}")
             return 0
         if args.test:
             got = fb.test_mode(**wanted)
@@ -62,25 +62,43 @@ def run(args: argparse.Namespace, context: Context) -> int:
         fb.set_mode(**wanted)
         if args.keep:
             fb.keep_mode()
-            print(f"mode set: {describe_mode(fb.var)} {fb.format.name}")
+            print(f"mode set: {describe_mode(_current(fb))} {fb.format.name}")
             save_screen(fb, args.out)
             return 0
         _preview(fb, args, context)
     return 0
 
 
+def _current(fb: Framebuffer) -> dict[str, int]:
+    """The mode as :func:`describe_mode` reads it (a drm: display has no ``fb.var``)."""
+    if fb.drm is None:
+        var = fb.var
+        return {k: getattr(var, k) for k in ("xres", "yres", "bits_per_pixel", "xres_virtual", "yres_virtual")}
+    return {
+        "xres": fb.width,
+        "yres": fb.height,
+        "bits_per_pixel": fb.format.bpp,
+        "xres_virtual": fb.width,
+        "yres_virtual": fb.height,
+    }
+
+
 def _list_modes(fb: Framebuffer) -> None:
-    var = fb.var
-    rates = Timings.from_var(var).rates(var.xres, var.yres)
-    refresh = rates.refresh if rates else None
+    var = _current(fb)
+    refresh: float | None
+    if fb.drm is not None:
+        refresh = float(fb.drm.mode.vrefresh) or None
+    else:
+        rates = Timings.from_var(fb.var).rates(var["xres"], var["yres"])
+        refresh = rates.refresh if rates else None
     modes = list(fb.modes())
     print(f"current: {describe_mode(var)} {fb.format.name}" + (f" ({refresh:.0f} Hz)" if refresh else ""))
     if not modes:
         print("  (the system lists no modes for this device; any mode the driver takes can still be tried)")
     for m in modes:
         current = (
-            (m.width, m.height) == (var.xres, var.yres)
-            and m.bpp in (None, var.bits_per_pixel)
+            (m.width, m.height) == (var["xres"], var["yres"])
+            and m.bpp in (None, var["bits_per_pixel"])
             and (not refresh or not m.refresh or abs(m.refresh - refresh) < 1.5)
         )
         print(f"{'*' if current else ' '} {m.label}")
@@ -89,7 +107,7 @@ def _list_modes(fb: Framebuffer) -> None:
 def _preview(fb: Framebuffer, args: argparse.Namespace, context: Context) -> None:
     """Show a test card in the new mode until Ctrl-C or --duration (the mode is restored by close)."""
     deadline = None if args.duration is None else now() + args.duration
-    label = f"{describe_mode(fb.var)} {fb.format.name}"  # before the Screen adds a page
+    label = f"{describe_mode(_current(fb))} {fb.format.name}"  # before the Screen adds a page
     screen = open_screen(fb, args.out, context, args.rotate)
     try:
         screen.present(mode_card(screen.width, screen.height, label), fit="stretch")
