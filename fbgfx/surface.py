@@ -19,16 +19,14 @@ from PIL import Image
 from . import convert
 from . import text as _text
 from ._ffi import check_value, ffi, lib
+from ._geometry import BIG, NUMBERS, check_angle, check_size, check_width, flat, wu_segment
+from ._geometry import box as box_of
 from .color import BLEND, OPAQUE, SKIP, Ink, resolve
 from .pixelformat import PixelFormat, default_palette
 
 __all__ = ["Surface"]
 
 Rect = Tuple[int, int, int, int]
-_NUM = (int, float)
-_BIG = 1 << 30
-# The rasterisers clamp coordinates to +-2**28 (native/draw.c, DRAW_LIMIT): no side longer.
-_MAX_SIDE = 1 << 28
 _WHITE = "white"
 
 
@@ -51,59 +49,8 @@ def _fail(rc: int, fn: Any) -> NoReturn:
     raise AssertionError(f"{what}: unexpected result {rc}")  # pragma: no cover - rc < 0 raised above
 
 
-def _flat(xy, what: str = "xy"):
-    """Both Pillow coordinate forms (and NumPy arrays) as a flat list of floats."""
-    if isinstance(xy, np.ndarray):
-        a = np.ascontiguousarray(xy, dtype=np.float64).ravel()
-        if a.size % 2:
-            raise ValueError(f"{what}: odd number of coordinates")
-        return a
-    out = []
-    try:
-        for p in xy:
-            if type(p) in _NUM:
-                out.append(p)
-            elif isinstance(p, (tuple, list, np.ndarray)):
-                if len(p) != 2:
-                    raise ValueError(f"{what}: points must be (x, y) pairs, got {p!r}")
-                out.append(float(p[0]))
-                out.append(float(p[1]))
-            else:
-                out.append(float(p))
-    except TypeError:
-        raise TypeError(f"{what}: expected [(x0, y0), (x1, y1), ...] or [x0, y0, x1, y1, ...], got {xy!r}") from None
-    if len(out) % 2:
-        raise ValueError(f"{what}: odd number of coordinates")
-    return out
-
-
-def _box(xy, what: str = "xy"):
-    """A two-point box (x0, y0, x1, y1) from either form."""
-    if len(xy) == 4 and type(xy[0]) in _NUM:
-        return xy
-    f = _flat(xy, what)
-    if len(f) != 4:
-        raise TypeError(f"{what}: coordinate list must contain exactly 2 coordinates")
-    return f
-
-
 def _ptr(a):
     return ffi.cast("const double *", a.ctypes.data) if isinstance(a, np.ndarray) else a
-
-
-def _check_width(width) -> int:
-    """A line width as an int the kernels take: whole numbers, huge ones clamped."""
-    if isinstance(width, (bool, np.bool_)) or not isinstance(width, (int, np.integer)):
-        if not (isinstance(width, (float, np.floating)) and math.isfinite(width) and width == int(width)):
-            raise ValueError(f"width must be a whole number, got {width!r}")
-    return max(-1, min(int(width), _BIG))
-
-
-def _check_angle(a) -> float:
-    a = float(a)
-    if not math.isfinite(a):
-        raise ValueError(f"angles must be finite, got {a!r}")
-    return a
 
 
 class Surface:
@@ -123,7 +70,7 @@ class Surface:
 
     def __init__(self, width: int, height: int, format="XRGB8888", *, palette=None) -> None:
         fmt = _as_format(format)
-        width, height = _check_size(width, height)
+        width, height = check_size(width, height)
         self._setup(np.zeros(fmt.array_shape(height, width), fmt.dtype), fmt, palette)
 
     @classmethod
@@ -154,7 +101,7 @@ class Surface:
             raise ValueError(f"{fmt.name} needs an array of shape {fmt.array_shape(*(array.shape[:2] or (0, 0)))}, got {array.shape}")
         if not array.flags.writeable:
             raise ValueError("the array is read-only")
-        _check_size(array.shape[1], array.shape[0])
+        check_size(array.shape[1], array.shape[0])
         bpp = max(1, fmt.bpp // 8)
         if array.shape[1] > 1 and array.strides[1] != bpp or (fmt.bpp == 24 and array.strides[2] != 1):
             raise ValueError("pixels must be contiguous within a row (only rows may be strided)")
@@ -240,7 +187,7 @@ class Surface:
         if rect is None:
             self.reset_clip()
             return
-        x0, y0, x1, y1 = (int(v) for v in _box(rect, "clip"))
+        x0, y0, x1, y1 = (int(v) for v in box_of(rect, "clip"))
         x0, y0 = max(0, min(x0, self.width)), max(0, min(y0, self.height))
         x1, y1 = max(x0, min(x1, self.width)), max(y0, min(y1, self.height))
         self._clip = (x0, y0, x1, y1)
@@ -262,7 +209,7 @@ class Surface:
         It shares the pixels; drawing on it reports to this surface's ``on_draw`` with
         the offset added. The rectangle must lie inside the surface.
         """
-        x0, y0, x1, y1 = (int(v) for v in _box(rect, "rect"))
+        x0, y0, x1, y1 = (int(v) for v in box_of(rect, "rect"))
         if not (0 <= x0 <= x1 <= self.width and 0 <= y0 <= y1 <= self.height):
             raise ValueError(f"subsurface {(x0, y0, x1, y1)} is not inside the {self.width}x{self.height} surface")
         sub = Surface.__new__(Surface)
@@ -311,8 +258,8 @@ class Surface:
                 if rc < 0:
                     _fail(rc, fn)
                 return
-            t.bx0 = t.by0 = _BIG
-            t.bx1 = t.by1 = -_BIG
+            t.bx0 = t.by0 = BIG
+            t.bx1 = t.by1 = -BIG
             rc = fn(t, *args)
             if rc < 0:
                 _fail(rc, fn)
@@ -332,8 +279,8 @@ class Surface:
         m.stride, m.bpp, m.ox, m.oy = max(mask.shape[1], 1), 1, cx0, cy0
         m.cx0, m.cy0, m.cx1, m.cy1 = cx0, cy0, cx1, cy1
         m.color = 255
-        m.bx0 = m.by0 = _BIG
-        m.bx1 = m.by1 = -_BIG
+        m.bx0 = m.by0 = BIG
+        m.bx1 = m.by1 = -BIG
         rc = fn(m, *args)
         if rc < 0:
             _fail(rc, fn)
@@ -397,10 +344,10 @@ class Surface:
             except (KeyError, TypeError, ValueError):
                 pass
         ink = self._ink(_WHITE if fill is None else fill)
-        if len(xy) == 2 and type(xy[0]) in _NUM:
+        if len(xy) == 2 and type(xy[0]) in NUMBERS:
             self._run(ink, lib.draw_point, xy[0], xy[1])
             return
-        f = _flat(xy)
+        f = flat(xy)
         self._run(ink, lib.draw_points, _ptr(f), len(f) // 2, ffi.NULL)
 
     def line(self, xy, fill=None, width=1, joint=None, antialias=False) -> None:
@@ -423,13 +370,13 @@ class Surface:
                 pass
         ink = self._ink(_WHITE if fill is None else fill)
         if width != 1 or width is True:
-            width = _check_width(width)
+            width = check_width(width)
             if width == 0:
                 return
         if antialias and width == 1:
             self._aaline(xy, ink)
             return
-        f = _flat(xy)
+        f = flat(xy)
         if len(f) == 4:
             self._run(ink, lib.draw_line, f[0], f[1], f[2], f[3], width)
         else:
@@ -479,7 +426,7 @@ class Surface:
 
     def _aaline(self, xy, ink: Ink) -> None:
         """Antialiased 1-pixel polyline (Xiaolin Wu), blended through a coverage mask."""
-        f = [float(v) for v in _flat(xy)]
+        f = [float(v) for v in flat(xy)]
         if not all(math.isfinite(v) for v in f):
             raise ValueError("line: coordinates must be finite numbers (no NaN or infinity)")
         cx0, cy0, cx1, cy1 = self._cbox
@@ -487,7 +434,7 @@ class Surface:
             return
         mask = np.zeros((cy1 - cy0, cx1 - cx0), np.float32)
         for i in range(0, len(f) - 2, 2):
-            _wu(mask, f[i] - cx0, f[i + 1] - cy0, f[i + 2] - cx0, f[i + 3] - cy0)
+            wu_segment(mask, f[i] - cx0, f[i + 1] - cy0, f[i + 2] - cx0, f[i + 3] - cy0)
         cov = np.clip(np.rint(mask * 255), 0, 255).astype(np.uint8)
         ys, xs = np.nonzero(cov)
         if len(xs) == 0:
@@ -501,7 +448,7 @@ class Surface:
 
     def rounded_rectangle(self, xy, radius=0, fill=None, outline=None, width=1, *, corners=None) -> None:
         """Draw a rectangle with rounded corners (``ImageDraw.rounded_rectangle``)."""
-        (x0, y0, x1, y1) = [float(v) for v in _box(xy)]
+        (x0, y0, x1, y1) = [float(v) for v in box_of(xy)]
         if not all(math.isfinite(v) for v in (x0, y0, x1, y1, float(radius))):
             raise ValueError("rounded_rectangle: coordinates must be finite numbers")
         if x1 < x0:
@@ -526,7 +473,7 @@ class Surface:
             return self.rectangle(box, fill, outline, width)
         r = int(d // 2)
         fill_ink, ink = self._outline_ink(fill, outline)
-        width = _check_width(width)
+        width = check_width(width)
 
         def parts():
             if full_x:
@@ -608,12 +555,12 @@ class Surface:
                     return
             except (KeyError, TypeError, ValueError):
                 pass
-        b = _box(xy)
+        b = box_of(xy)
         fill_ink, ink = self._outline_ink(fill, outline)
         if fill_ink is not None:
             self._run(fill_ink, draw, b[0], b[1], b[2], b[3], 1, fill_width)
         if ink is not None and ink != fill_ink and width != 0:
-            self._run(ink, draw, b[0], b[1], b[2], b[3], 0, _check_width(width))
+            self._run(ink, draw, b[0], b[1], b[2], b[3], 0, check_width(width))
 
     def circle(self, xy, radius, fill=None, outline=None, width=1) -> None:
         """Draw a circle given its centre and radius (``ImageDraw.circle``)."""
@@ -629,10 +576,10 @@ class Surface:
 
     def arc(self, xy, start, end, fill=None, width=1) -> None:
         """Draw an arc of the ellipse in ``xy`` from ``start`` to ``end`` degrees (``ImageDraw.arc``)."""
-        b = _box(xy)
+        b = box_of(xy)
         ink = self._ink(_WHITE if fill is None else fill)
         if width != 0:
-            self._run(ink, lib.draw_arc, b[0], b[1], b[2], b[3], _check_angle(start), _check_angle(end), _check_width(width))
+            self._run(ink, lib.draw_arc, b[0], b[1], b[2], b[3], check_angle(start), check_angle(end), check_width(width))
 
     def chord(self, xy, start, end, fill=None, outline=None, width=1) -> None:
         """Draw a chord: an arc closed by a straight line (``ImageDraw.chord``)."""
@@ -644,17 +591,17 @@ class Surface:
 
     def _cut(self, draw, xy, start, end, fill, outline, width) -> None:
         """A closed part of an ellipse (chord, pie slice): fill, then outline."""
-        b = _box(xy)
-        s, e = _check_angle(start), _check_angle(end)
+        b = box_of(xy)
+        s, e = check_angle(start), check_angle(end)
         fill_ink, ink = self._outline_ink(fill, outline)
         if fill_ink is not None:
             self._run(fill_ink, draw, b[0], b[1], b[2], b[3], s, e, 1, 0)
         if ink is not None and ink != fill_ink and width != 0:
-            self._run(ink, draw, b[0], b[1], b[2], b[3], s, e, 0, _check_width(width))
+            self._run(ink, draw, b[0], b[1], b[2], b[3], s, e, 0, check_width(width))
 
     def polygon(self, xy, fill=None, outline=None, width=1) -> None:
         """Draw a polygon, concave or self-intersecting, filled even-odd (``ImageDraw.polygon``)."""
-        f = _flat(xy)
+        f = flat(xy)
         n = len(f) // 2
         if n < 2:
             raise TypeError("polygon: coordinate list must contain at least 2 coordinates")
@@ -662,7 +609,7 @@ class Surface:
         if fill_ink is not None:
             self._run(fill_ink, lib.draw_polygon, _ptr(f), n, 1, 0)
         if ink is not None and ink != fill_ink and width != 0:
-            width = _check_width(width)
+            width = check_width(width)
             if width == 1:
                 self._run(ink, lib.draw_polygon, _ptr(f), n, 0, 1)
             elif width > 1:
@@ -697,7 +644,7 @@ class Surface:
                 mask = mask.astype(np.uint8) * 255
             if mask.dtype != np.uint8 or mask.ndim != 2:
                 raise TypeError("bitmap must be a PIL image or an (h, w) uint8/bool array")
-        f = _flat(xy)
+        f = flat(xy)
         if len(f) != 2:
             raise TypeError("bitmap: coordinate list must contain exactly 1 coordinate")
         if not all(math.isfinite(v) for v in f):
@@ -786,7 +733,7 @@ class Surface:
             width: Line width.
         """
         a = self._batch(xy, 4, "lines")
-        width = _check_width(width)
+        width = check_width(width)
         if width != 0 and len(a):
             self._batch_run(lib.draw_lines, a, colors, fill, width)
 
@@ -798,13 +745,13 @@ class Surface:
         """
         a = self._batch(xy, 4, "rectangles")
         if len(a):
-            self._batch_run(lib.draw_rects, a, colors, fill, 0 if outline else 1, _check_width(width))
+            self._batch_run(lib.draw_rects, a, colors, fill, 0 if outline else 1, check_width(width))
 
     def ellipses(self, xy, fill=None, colors=None, outline=False, width=1) -> None:
         """Draw many filled (or outlined) ellipses in one call: (n, 4) array of boxes."""
         a = self._batch(xy, 4, "ellipses")
         if len(a):
-            self._batch_run(lib.draw_ellipses, a, colors, fill, 0 if outline else 1, _check_width(width))
+            self._batch_run(lib.draw_ellipses, a, colors, fill, 0 if outline else 1, check_width(width))
 
     def points(self, xy, colors=None, fill=None) -> None:
         """Draw many single pixels in one call: (n, 2) array of (x, y)."""
@@ -908,7 +855,7 @@ class Surface:
         if src.shape[0] == 0 or src.shape[1] == 0:
             raise ValueError(f"blit: the image is empty ({src.shape[1]}x{src.shape[0]} pixels)")
         if source_rect is not None:
-            x0, y0, x1, y1 = (int(v) for v in _box(source_rect, "source_rect"))
+            x0, y0, x1, y1 = (int(v) for v in box_of(source_rect, "source_rect"))
             src = native if native is not None else rgb
             h, w = src.shape[:2]
             x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
@@ -986,58 +933,6 @@ class Surface:
         return f"<Surface {self.width}x{self.height} {self.format.name}>"
 
 
-def _wu(mask: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> None:
-    """Accumulate Xiaolin Wu coverage of one segment into ``mask`` (clipped)."""
-    h, w = mask.shape
-    seg = _clip_segment(x0, y0, x1, y1, -2.0, -2.0, w + 2.0, h + 2.0)
-    if seg is None:
-        return
-    x0, y0, x1, y1 = seg
-    steep = abs(y1 - y0) > abs(x1 - x0)
-    if steep:
-        x0, y0, x1, y1 = y0, x0, y1, x1
-    if x0 > x1:
-        x0, x1, y0, y1 = x1, x0, y1, y0
-    dx = x1 - x0
-    grad = (y1 - y0) / dx if dx else 0.0
-    xs = np.arange(math.floor(x0), math.floor(x1) + 1)
-    lo, hi = (0, h) if steep else (0, w)
-    xs = xs[(xs >= lo) & (xs < hi)]
-    if len(xs) == 0:
-        return
-    ys = y0 + grad * (xs - x0)
-    yi = np.floor(ys).astype(np.int64)
-    frac = ys - yi
-    for yy, cov in ((yi, 1 - frac), (yi + 1, frac)):
-        lim = w if steep else h
-        ok = (yy >= 0) & (yy < lim)
-        if steep:
-            np.maximum.at(mask, (xs[ok], yy[ok]), cov[ok].astype(np.float32))
-        else:
-            np.maximum.at(mask, (yy[ok], xs[ok]), cov[ok].astype(np.float32))
-
-
-def _clip_segment(x0, y0, x1, y1, left, top, right, bottom):
-    """Liang-Barsky: the part of a segment inside a rectangle, or None."""
-    dx, dy = x1 - x0, y1 - y0
-    t0, t1 = 0.0, 1.0
-    for p, q in ((-dx, x0 - left), (dx, right - x0), (-dy, y0 - top), (dy, bottom - y0)):
-        if p == 0:
-            if q < 0:
-                return None
-            continue
-        t = q / p
-        if p < 0:
-            if t > t1:
-                return None
-            t0 = max(t0, t)
-        else:
-            if t < t0:
-                return None
-            t1 = min(t1, t)
-    return x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy
-
-
 def _as_format(format) -> PixelFormat:
     if isinstance(format, PixelFormat):
         return format
@@ -1046,12 +941,3 @@ def _as_format(format) -> PixelFormat:
     raise TypeError(f"format must be a PixelFormat or a format name, got {format!r}")
 
 
-def _check_size(width, height) -> Tuple[int, int]:
-    for v in (width, height):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"width and height must be ints, got {v!r}")
-        if v < 0:
-            raise ValueError(f"width and height must not be negative, got {v}")
-        if v > _MAX_SIDE:
-            raise ValueError(f"width and height must be at most {_MAX_SIDE}, got {v}")
-    return int(width), int(height)

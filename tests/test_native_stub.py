@@ -5,17 +5,16 @@ from __future__ import annotations
 import ast
 import pathlib
 import re
-from typing import Dict, List, Tuple
 
 from fbgfx._ffi import lib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def _cdefs() -> Tuple[Dict[str, Tuple[str, List[str]]], List[str]]:
+def _cdefs() -> tuple[dict[str, tuple[str, list[str]]], list[str]]:
     """Functions (name -> (return type, parameter C types)) and constants in native/*.cdef."""
-    funcs: Dict[str, Tuple[str, List[str]]] = {}
-    consts: List[str] = []
+    funcs: dict[str, tuple[str, list[str]]] = {}
+    consts: list[str] = []
     for path in sorted((ROOT / "native").glob("*.cdef")):
         text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", path.read_text(), flags=re.S)
         while "{" in text:  # struct bodies
@@ -45,10 +44,10 @@ def _py(ctype: str) -> str:
     return "None" if ctype == "void" else "int"
 
 
-def _stub() -> Dict[str, ast.AST]:
+def _stub() -> dict[str, ast.AST]:
     tree = ast.parse((ROOT / "fbgfx" / "_native.pyi").read_text())
     lib_class = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "_Lib")
-    out: Dict[str, ast.AST] = {}
+    out: dict[str, ast.AST] = {}
     for node in lib_class.body:
         if isinstance(node, ast.FunctionDef):
             out[node.name] = node

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from typing import Any, Callable, List, Tuple
+from typing import Any, Callable
 
 import numpy as np
 
@@ -38,8 +38,8 @@ def _draw(image: np.ndarray, palette: np.ndarray, step: int) -> str:
     return hashlib.sha256(s.array.tobytes() + rgb.tobytes()).hexdigest()
 
 
-def _run_threads(jobs: List[Callable[[], None]]) -> None:
-    errors: List[BaseException] = []
+def _run_threads(jobs: list[Callable[[], None]]) -> None:
+    errors: list[BaseException] = []
 
     def guarded(job: Callable[[], None]) -> None:
         try:
@@ -64,7 +64,7 @@ def test_threads_blitting_into_c8_with_changing_palettes() -> None:
     big[..., 3] = rng.integers(1, 255, big.shape[:2])
     small = rng.integers(0, 256, (12, 14, 3), np.uint8)
     done = threading.Event()
-    runs: List[Tuple[np.ndarray, np.ndarray, int, str]] = []
+    runs: list[tuple[np.ndarray, np.ndarray, int, str]] = []
 
     def big_thread() -> None:
         r = np.random.default_rng(1)

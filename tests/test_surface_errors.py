@@ -195,7 +195,12 @@ def test_blit_to_huge_size_scales_only_the_visible_part() -> None:
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert grown_mb < 100
     rgb = np.asarray(s.to_image())
-    for (y, x), want in {(0, 0): (0, 0, 0), (0, 10): (255, 0, 0), (20, 0): (0, 0, 255), (47, 63): (255, 0, 255)}.items():
+    for (y, x), want in {
+        (0, 0): (0, 0, 0),
+        (0, 10): (255, 0, 0),
+        (20, 0): (0, 0, 255),
+        (47, 63): (255, 0, 255),
+    }.items():
         assert tuple(rgb[y, x]) == want, (y, x)
     assert (rgb[:20, :10] == 0).all() and (rgb[20:, 10:] == (255, 0, 255)).all()
     s.blit(src, (-5, -7), size=(10**12, 10**12))  # any size: only the visible part is scaled
