@@ -27,15 +27,15 @@ COLORS = [(255, 215, 0), (0, 200, 255), (255, 80, 160), (120, 255, 120), (255, 1
 def main() -> None:
     parser = argparse.ArgumentParser(description="Finger painting on the framebuffer.")
     parser.add_argument("-d", "--device", help="/dev/fbN, N or virtual:WxH[:FORMAT] (default: $FRAMEBUFFER, /dev/fb0)")
-    parser.add_argument("--rotate", type=int, default=0, choices=[0, 90, 180, 270],
-                        help="degrees the picture is turned clockwise on the panel")
+    parser.add_argument("--rotate", type=int, choices=[0, 90, 180, 270],
+                        help="degrees the picture is turned clockwise on the panel (default: $FBGFX_ROTATE, else 0)")
     parser.add_argument("--touch", help="input device or .evemu recording "
                         "(default: $FBGFX_TOUCH, else the first touchscreen)")
     parser.add_argument("--seconds", type=float, help="stop after this many seconds (default: until Ctrl-C)")
     parser.add_argument("--out", help="save the screen to this PNG before exiting")
     args = parser.parse_args()
 
-    with fbgfx.open(args.device) as fb, (fb.screen(rotate=args.rotate) if args.rotate else fb.screen()) as screen:
+    with fbgfx.open(args.device) as fb, fb.screen(rotate=args.rotate) as screen:
         w, h = screen.width, screen.height
         brush = max(3, min(w, h) // 100)
         font = fbgfx.font(size=max(12, min(w, h) // 24))
@@ -53,7 +53,7 @@ def main() -> None:
         touches = 0
         deadline: float | None = None if args.seconds is None else time.monotonic() + args.seconds
         with fbgfx.touch.open(args.touch, screen) as ts:
-            print(f"paint: {ts.device.name} on a {w}x{h} screen (rotate {args.rotate}), ready", flush=True)
+            print(f"paint: {ts.device.name} on a {w}x{h} screen (rotate {screen.rotate}), ready", flush=True)
             while deadline is None or time.monotonic() < deadline:
                 timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
                 events = ts.read(timeout)

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import errno
-import inspect
 import os
 from pathlib import Path
 
 import pytest
 
-import fbgfx
 from fbgfx import _evdev
 from fbgfx.cli import main
 
@@ -80,8 +78,6 @@ def test_calibrate_finds_swapped_axes(tmp_path, capsys):
     assert "tap the crosshair at the top left" in err and "largest miss" in err
 
 
-@pytest.mark.skipif("rotate" not in inspect.signature(fbgfx.Screen.__init__).parameters,
-                    reason="fbgfx.Screen(rotate=) has not landed yet")
 def test_calibrate_under_rotation_gives_the_panel_matrix(tmp_path, capsys):
     """The matrix describes the sensor on the panel, so calibrating a rotated screen
     gives the same matrix (here X mirrored) as an unrotated one."""

@@ -97,6 +97,22 @@ def test_paint_draws_under_the_touches(tmp_path):
         assert im.getpixel((799 - 4, 2)) != (0, 0, 0)  # the button's outline
 
 
+def test_paint_rotated_draws_under_the_touches(tmp_path):
+    """paint.py --rotate 90: the picture is turned on the panel and every dot still
+    lands on the panel where the finger was; CLEAR is in the panel's bottom right."""
+    out = tmp_path / "out.png"
+    rec = os.path.join(ROOT, "tests", "recordings", "ft5406-multitouch.evemu")
+    res = run_example("paint.py", ["--touch", rec, "--rotate", "90"], "virtual:800x480:XRGB8888", out)
+    assert res.returncode == 0, res.stderr
+    assert "480x800 screen (rotate 90)" in res.stdout
+    with Image.open(out) as im:
+        im = im.convert("RGB")
+        assert im.getpixel((100, 200)) == (255, 215, 0)
+        assert im.getpixel((700, 50)) == (0, 200, 255)
+        assert im.getpixel((400, 240)) == (0, 0, 0)
+        assert im.getpixel((795, 470)) == (70, 70, 70)  # the button, logical top right
+
+
 def test_paint_clear_button_wipes(tmp_path):
     """A touch on CLEAR wipes the strokes drawn before it."""
     rec = tmp_path / "clear.evemu"

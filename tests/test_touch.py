@@ -292,13 +292,24 @@ def test_screen_rotation_is_followed_while_reading():
     os.close(w)
 
 
-def test_real_screen_unrotated():
-    """A Screen of a virtual framebuffer maps onto its size."""
-    with fbgfx.open("virtual:1280x800:RGB565") as fb:
-        screen = fb.screen()
-        events = replay(TABLET, screen)
-        screen.close()
-    assert short(events)[0] == ("down", 640, 200, 0)
+@pytest.mark.parametrize("rotate", [0, 90, 180, 270])
+def test_real_screen_rotated(rotate):
+    """A Screen's rotate and its framebuffer's size make the mapping: events land on
+    the logical pixel whose drawing shows on the panel where the tablet was touched."""
+    with fbgfx.open("virtual:1280x800:XRGB8888") as fb, fb.screen(rotate=rotate, buffering="single") as screen:
+        down = replay(TABLET, screen)[0]
+        assert (screen.width, screen.height) == TouchMapping((0, 0), (0, 0), (1280, 800), rotate).size
+        with screen.frame() as s:
+            s.point((down.x, down.y), fill="white")
+        assert fb.pixels[200, 640] != 0  # the tap was at panel (640, 200)
+        assert int((fb.pixels != 0).sum()) == 1
+
+
+def test_screen_rotation_from_the_environment(monkeypatch):
+    """A Screen turned by $FBGFX_ROTATE turns the touches with it."""
+    monkeypatch.setenv("FBGFX_ROTATE", "90")
+    with fbgfx.open("virtual:1280x800:XRGB8888") as fb, fb.screen() as screen:
+        assert short(replay(TABLET, screen))[0] == ("down", 200, 639, 0)
 
 
 # -- reading -----------------------------------------------------------------------------

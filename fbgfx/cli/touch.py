@@ -173,11 +173,10 @@ def _calibrate(args: argparse.Namespace) -> int:
     import fbgfx
 
     with open_device(args) as fb:
-        screen = fb.screen(rotate=args.rotate) if args.rotate else fb.screen()
-        with screen, touch.open(args.touch, None, touch.IDENTITY) as ts:
+        # The touch device is read raw (no screen, no calibration): its own coordinates.
+        with fb.screen(rotate=args.rotate) as screen, touch.open(args.touch, None, touch.IDENTITY) as ts:
             w, h = screen.width, screen.height
-            rotate = int(getattr(screen, "rotate", 0) or 0)
-            to_panel = touch.TouchMapping((0, 0), (0, 0), (fb.width, fb.height), rotate).to_panel
+            to_panel = touch.TouchMapping((0, 0), (0, 0), (fb.width, fb.height), screen.rotate).to_panel
             raw_w, raw_h = ts.size
             font = fbgfx.font(size=max(12, min(w, h) // 24))
             deadline = None if args.seconds is None else time.monotonic() + args.seconds

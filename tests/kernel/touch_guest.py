@@ -10,7 +10,6 @@ Asks the host for taps on qemu's virtio tablet and for screendumps by writing
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import subprocess
@@ -78,10 +77,6 @@ def events_until_up(ts: fbgfx.touch.Touchscreen, limit: float = 60.0) -> list[li
     return out
 
 
-def can_rotate() -> bool:
-    return "rotate" in inspect.signature(fbgfx.Screen.__init__).parameters
-
-
 @step("discovery")
 def _discovery() -> dict[str, Any]:
     devices = fbgfx.touch.list_devices()
@@ -97,8 +92,7 @@ def _discovery() -> dict[str, Any]:
 
 def tap_on(rotate: int, raw: tuple[int, int]) -> dict[str, Any]:
     with fbgfx.open("/dev/fb0") as fb:
-        screen = fb.screen(rotate=rotate) if rotate else fb.screen()
-        with screen, fbgfx.touch.open(screen=screen) as ts:
+        with fb.screen(rotate=rotate) as screen, fbgfx.touch.open(screen=screen) as ts:
             ts.read(timeout=0)  # nothing pending
             host(do="tap", x=raw[0], y=raw[1])
             events = events_until_up(ts)
@@ -112,15 +106,11 @@ def _tap0() -> dict[str, Any]:
 
 @step("tap_rotate_90")
 def _tap90() -> dict[str, Any] | None:
-    if not can_rotate():
-        return {"skipped": "fbgfx.Screen has no rotate yet"}
     return tap_on(90, TAP_90)
 
 
 @step("paint_rotate_90")
 def _paint() -> dict[str, Any]:
-    if not can_rotate():
-        return {"skipped": "fbgfx.Screen has no rotate yet"}
     cmd = [sys.executable, str(REPO / "examples" / "paint.py"), "--device", "/dev/fb0", "--rotate", "90",
            "--seconds", "240"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
