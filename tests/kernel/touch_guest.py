@@ -18,7 +18,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
@@ -55,15 +55,13 @@ def host(**command: Any) -> str:
     return answer
 
 
-def step(name: str):
-    def wrap(fn):
-        try:
-            RESULTS[name] = fn()
-        except Exception as e:
-            RESULTS[name] = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
-        (RWDIR / "results.json").write_text(json.dumps(RESULTS, indent=1))
-        return fn
-    return wrap
+def run_step(name: str, fn: Callable[[], dict[str, Any] | None]) -> None:
+    """Run one step; record its result or its error, and write the results so far."""
+    try:
+        RESULTS[name] = fn()
+    except Exception as e:
+        RESULTS[name] = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
+    (RWDIR / "results.json").write_text(json.dumps(RESULTS, indent=1))
 
 
 def events_until_up(ts: fbgfx.touch.Touchscreen, limit: float = 60.0) -> list[list[Any]]:
@@ -77,7 +75,6 @@ def events_until_up(ts: fbgfx.touch.Touchscreen, limit: float = 60.0) -> list[li
     return out
 
 
-@step("discovery")
 def _discovery() -> dict[str, Any]:
     devices = fbgfx.touch.list_devices()
     chosen = fbgfx.touch.find_device()
@@ -99,21 +96,19 @@ def tap_on(rotate: int, raw: tuple[int, int]) -> dict[str, Any]:
             return {"panel": [fb.width, fb.height], "size": [screen.width, screen.height], "events": events}
 
 
-@step("tap_rotate_0")
 def _tap0() -> dict[str, Any]:
     return tap_on(0, TAP_0)
 
 
-@step("tap_rotate_90")
 def _tap90() -> dict[str, Any] | None:
     return tap_on(90, TAP_90)
 
 
-@step("paint_rotate_90")
 def _paint() -> dict[str, Any]:
     cmd = [sys.executable, str(REPO / "examples" / "paint.py"), "--device", "/dev/fb0", "--rotate", "90",
            "--seconds", "240"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    env = dict(os.environ, PYTHONPATH=str(REPO))  # this checkout's fbgfx, not an installed one
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
     try:
         first = proc.stdout.readline()
         if "ready" not in first:
@@ -148,7 +143,6 @@ def _ppm_pixel(path: Path, x: int, y: int) -> tuple[int, int, int]:
     return tuple(data[at:at + 3])  # type: ignore[return-value]
 
 
-@step("unplug")
 def _unplug() -> dict[str, Any]:
     """Unbind the tablet's driver while a read waits: the read must end with ENODEV."""
     with fbgfx.touch.open() as ts:
@@ -169,4 +163,12 @@ def _unplug() -> dict[str, Any]:
         return {"errno": None, "message": "read returned", "seconds": time.monotonic() - start}
 
 
-(RWDIR / "results.json").write_text(json.dumps(RESULTS, indent=1))
+if __name__ == "__main__":
+    for name, fn in [
+        ("discovery", _discovery),
+        ("tap_rotate_0", _tap0),
+        ("tap_rotate_90", _tap90),
+        ("paint_rotate_90", _paint),
+        ("unplug", _unplug),  # last: the tablet is gone afterwards
+    ]:
+        run_step(name, fn)
