@@ -12,14 +12,19 @@ from __future__ import annotations
 import decimal
 import math
 import numbers
-from typing import NamedTuple, Optional, Tuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple, Union
 
 import numpy as np
 from PIL import ImageColor
 
 from .pixelformat import PixelFormat
 
-__all__ = ["Ink", "parse_color", "resolve"]
+__all__ = ["ColorLike", "Ink", "parse_color", "resolve"]
+
+#: A colour as users write it: a name or CSS string, an (r, g, b[, a]) sequence or array,
+#: or a native pixel value (an int).
+ColorLike = Union[str, int, Sequence[Any], np.ndarray]
 
 # Ink.mode values
 SKIP, OPAQUE, BLEND = 0, 1, 2
@@ -35,11 +40,11 @@ class Ink(NamedTuple):
     """
 
     value: int
-    rgba: Tuple[int, int, int, int]
+    rgba: tuple[int, int, int, int]
     mode: int
 
 
-def parse_color(color) -> Tuple[int, int, int, int]:
+def parse_color(color: ColorLike) -> tuple[int, int, int, int]:
     """Parse a Pillow-style colour to an (r, g, b, a) tuple.
 
     Args:
@@ -92,7 +97,7 @@ def parse_color(color) -> Tuple[int, int, int, int]:
     raise TypeError(f"expected a colour name, '#rrggbb' string, (r, g, b[, a]) tuple or native int, got {color!r}")
 
 
-def resolve(color, fmt: PixelFormat, palette: Optional[np.ndarray] = None) -> Ink:
+def resolve(color: ColorLike, fmt: PixelFormat, palette: np.ndarray | None = None) -> Ink:
     """Turn any accepted colour into an :class:`Ink` for ``fmt``.
 
     Ints are native pixel values and must fit in the format's bits. On palette formats

@@ -15,15 +15,15 @@ Every function gives the same pixels as :meth:`PixelFormat.pack` /
 from __future__ import annotations
 
 import functools
-from typing import Any, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import PIL
 
 from . import pixelformat as _pf
-from .pixelformat import PixelFormat, default_palette
-
 from ._ffi import check_value, ffi, lib
+from .pixelformat import PixelFormat, default_palette
 
 # True: the C kernels do the work where they can; tests set it False to check the NumPy
 # reference paths, which formats the kernels do not cover always take.
@@ -42,7 +42,7 @@ def has_alpha(image: Any) -> bool:
     return image.mode in _ALPHA_MODES or "transparency" in image.info
 
 
-def as_rgb(source) -> np.ndarray:
+def as_rgb(source: Any) -> np.ndarray:
     """Turn an image into RGB or RGBA uint8 pixels.
 
     Args:
@@ -66,14 +66,10 @@ def as_rgb(source) -> np.ndarray:
     """
     if isinstance(source, np.ndarray):
         return _array_as_rgb(source)
-    try:
-        from PIL import Image
-    except ImportError:  # pragma: no cover - Pillow is a dependency
-        Image = None
-    if Image is None or not isinstance(source, Image.Image):
-        raise TypeError(
-            f"expected a PIL image or a NumPy uint8 array, got {type(source).__name__}"
-        )
+    from PIL import Image  # Pillow is a dependency; imported here as it was before
+
+    if not isinstance(source, Image.Image):
+        raise TypeError(f"expected a PIL image or a NumPy uint8 array, got {type(source).__name__}")
     return _image_as_rgb(source)
 
 
@@ -86,12 +82,10 @@ def _array_as_rgb(a: np.ndarray) -> np.ndarray:
         return a
     if a.ndim == 3 and a.shape[2] == 1:
         return np.repeat(a, 3, axis=2)
-    raise ValueError(
-        f"image arrays must be (h, w) gray, (h, w, 3) RGB or (h, w, 4) RGBA, got shape {a.shape}"
-    )
+    raise ValueError(f"image arrays must be (h, w) gray, (h, w, 3) RGB or (h, w, 4) RGBA, got shape {a.shape}")
 
 
-def _image_as_rgb(im) -> np.ndarray:
+def _image_as_rgb(im: Any) -> np.ndarray:
     mode = im.mode
     if mode in ("RGB", "RGBA"):
         shared = _pillow_pixels(im)
@@ -121,7 +115,7 @@ class _PillowPixels:
     memory) alive as long as any view of it.
     """
 
-    def __init__(self, image, capsule, address: int, shape: Tuple[int, ...]) -> None:
+    def __init__(self, image: Any, capsule: Any, address: int, shape: tuple[int, ...]) -> None:
         self._keep = (image, capsule)
         self.__array_interface__ = {
             "shape": shape,
@@ -131,7 +125,7 @@ class _PillowPixels:
         }
 
 
-def _arrow_structs():
+def _arrow_structs() -> tuple[Any, Any, Any]:
     """ctypes views of ``struct ArrowSchema`` / ``struct ArrowArray`` (a stable C ABI)."""
     import ctypes
 
@@ -139,33 +133,47 @@ def _arrow_structs():
         pass
 
     Schema._fields_ = [
-        ("format", ctypes.c_char_p), ("name", ctypes.c_char_p), ("metadata", ctypes.c_char_p),
-        ("flags", ctypes.c_int64), ("n_children", ctypes.c_int64),
-        ("children", ctypes.POINTER(ctypes.POINTER(Schema))), ("dictionary", ctypes.c_void_p),
-        ("release", ctypes.c_void_p), ("private_data", ctypes.c_void_p),
+        ("format", ctypes.c_char_p),
+        ("name", ctypes.c_char_p),
+        ("metadata", ctypes.c_char_p),
+        ("flags", ctypes.c_int64),
+        ("n_children", ctypes.c_int64),
+        ("children", ctypes.POINTER(ctypes.POINTER(Schema))),
+        ("dictionary", ctypes.c_void_p),
+        ("release", ctypes.c_void_p),
+        ("private_data", ctypes.c_void_p),
     ]
 
     class Array(ctypes.Structure):
         pass
 
     Array._fields_ = [
-        ("length", ctypes.c_int64), ("null_count", ctypes.c_int64), ("offset", ctypes.c_int64),
-        ("n_buffers", ctypes.c_int64), ("n_children", ctypes.c_int64),
-        ("buffers", ctypes.POINTER(ctypes.c_void_p)), ("children", ctypes.POINTER(ctypes.POINTER(Array))),
-        ("dictionary", ctypes.c_void_p), ("release", ctypes.c_void_p), ("private_data", ctypes.c_void_p),
+        ("length", ctypes.c_int64),
+        ("null_count", ctypes.c_int64),
+        ("offset", ctypes.c_int64),
+        ("n_buffers", ctypes.c_int64),
+        ("n_children", ctypes.c_int64),
+        ("buffers", ctypes.POINTER(ctypes.c_void_p)),
+        ("children", ctypes.POINTER(ctypes.POINTER(Array))),
+        ("dictionary", ctypes.c_void_p),
+        ("release", ctypes.c_void_p),
+        ("private_data", ctypes.c_void_p),
     ]
     get = ctypes.pythonapi.PyCapsule_GetPointer
     get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
     return Schema, Array, get
 
 
+_ArrowSchema: Any
+_ArrowArray: Any
+_capsule_pointer: Any
 try:
     _ArrowSchema, _ArrowArray, _capsule_pointer = _arrow_structs()
 except (ImportError, AttributeError):  # pragma: no cover - not CPython
     _ArrowSchema = _ArrowArray = _capsule_pointer = None
 
 
-def _arrow_rgba_buffer(schema_capsule, array_capsule, pixels: int) -> Optional[int]:
+def _arrow_rgba_buffer(schema_capsule: Any, array_capsule: Any, pixels: int) -> int | None:
     """Address of the pixel bytes when Pillow exported 4 bytes a pixel in one block."""
     try:
         schema = _ArrowSchema.from_address(_capsule_pointer(schema_capsule, b"arrow_schema"))
@@ -187,7 +195,7 @@ def _arrow_rgba_buffer(schema_capsule, array_capsule, pixels: int) -> Optional[i
 _OLD_ARROW = tuple(int(p) for p in PIL.__version__.split(".")[:2]) < (13, 0)
 
 
-def _pillow_pixels(im) -> Optional[np.ndarray]:
+def _pillow_pixels(im: Any) -> np.ndarray | None:
     """A read-only (h, w, 4) view of an RGB/RGBA image's memory, or None."""
     export = getattr(im, "__arrow_c_array__", None)
     if export is None or _capsule_pointer is None:
@@ -212,7 +220,7 @@ def _in_pillow(a: np.ndarray) -> bool:
     return isinstance(base, _PillowPixels)
 
 
-def _check_src(src) -> np.ndarray:
+def _check_src(src: Any) -> np.ndarray:
     if not isinstance(src, np.ndarray):
         raise TypeError(f"src must be a NumPy array, got {type(src).__name__}")
     if src.dtype != np.uint8:
@@ -222,7 +230,7 @@ def _check_src(src) -> np.ndarray:
     return src
 
 
-def _check_out(out, fmt: PixelFormat, height: int, width: int) -> np.ndarray:
+def _check_out(out: Any, fmt: PixelFormat, height: int, width: int) -> np.ndarray:
     if not isinstance(fmt, PixelFormat):
         raise TypeError(f"fmt must be a PixelFormat, got {type(fmt).__name__}")
     if not isinstance(out, np.ndarray):
@@ -237,7 +245,7 @@ def _check_out(out, fmt: PixelFormat, height: int, width: int) -> np.ndarray:
     return out
 
 
-def _palette_of(fmt: PixelFormat, palette) -> Optional[np.ndarray]:
+def _palette_of(fmt: PixelFormat, palette: Any) -> np.ndarray | None:
     if not fmt.indexed:
         return None
     if palette is None:
@@ -245,7 +253,7 @@ def _palette_of(fmt: PixelFormat, palette) -> Optional[np.ndarray]:
     return check_palette(palette)
 
 
-def check_palette(palette, entries: int = 256) -> np.ndarray:
+def check_palette(palette: Any, entries: int = 256) -> np.ndarray:
     """A colour map as a C-contiguous (n, 3) uint8 array, or ValueError.
 
     Args:
@@ -266,14 +274,17 @@ def check_palette(palette, entries: int = 256) -> np.ndarray:
         if p.dtype == bool or not (np.issubdtype(p.dtype, np.integer) or np.issubdtype(p.dtype, np.floating)):
             raise ValueError(f"palette entries must be numbers 0..255, got dtype {p.dtype}")
         with np.errstate(invalid="ignore"):
-            bad = ~np.isfinite(p) | (p < 0) | (p > 255) | (p != np.round(p)) if p.dtype.kind == "f" else \
-                (p < 0) | (p > 255)
+            bad = (
+                ~np.isfinite(p) | (p < 0) | (p > 255) | (p != np.round(p))
+                if p.dtype.kind == "f"
+                else (p < 0) | (p > 255)
+            )
         if bad.any():
             raise ValueError("palette entries must be whole numbers 0..255 (no NaN, infinity or fractions)")
     return np.ascontiguousarray(p[:, :3], np.uint8)
 
 
-def _check_color(color: Sequence[int]):
+def _check_color(color: Sequence[int]) -> tuple[int, int, int, int]:
     try:
         values = tuple(int(c) for c in color)
     except TypeError:
@@ -282,13 +293,13 @@ def _check_color(color: Sequence[int]):
         values += (255,)
     if len(values) != 4 or any(not 0 <= c <= 255 for c in values):
         raise ValueError(f"color must be (r, g, b[, a]) with values 0..255, got {color!r}")
-    return values
+    return values[0], values[1], values[2], values[3]
 
 
 # -- conversion -----------------------------------------------------------------------
 
 
-def to_native(src, fmt: PixelFormat, out, *, palette=None, blend: bool = True) -> None:
+def to_native(src: np.ndarray, fmt: PixelFormat, out: np.ndarray, *, palette: Any = None, blend: bool = True) -> None:
     """Write RGB or RGBA pixels into native-format memory.
 
     Args:
@@ -325,8 +336,7 @@ def to_native(src, fmt: PixelFormat, out, *, palette=None, blend: bool = True) -
         if rgba and blend:
             rc = lib.convert_blend(_ptr(src), src.strides[0], _ptr(out), out.strides[0], w, h, spec.c)
         else:
-            rc = lib.convert_pack(_ptr(src), src.strides[0], step, int(rgba), _ptr(out), out.strides[0], w, h,
-                                  spec.c)
+            rc = lib.convert_pack(_ptr(src), src.strides[0], step, int(rgba), _ptr(out), out.strides[0], w, h, spec.c)
         check_value(rc, "to_native")
         return
     if rgba and blend:
@@ -335,7 +345,7 @@ def to_native(src, fmt: PixelFormat, out, *, palette=None, blend: bool = True) -
     out[...] = fmt.pack(src, pal)
 
 
-def from_native(native, fmt: PixelFormat, *, palette=None, alpha: bool = False) -> np.ndarray:
+def from_native(native: np.ndarray, fmt: PixelFormat, *, palette: Any = None, alpha: bool = False) -> np.ndarray:
     """Read native pixels as RGB (or RGBA) uint8, as :meth:`PixelFormat.unpack` does.
 
     Args:
@@ -364,13 +374,19 @@ def from_native(native, fmt: PixelFormat, *, palette=None, alpha: bool = False) 
     if spec is not None and _addressable(native, fmt):
         rgb = np.empty((h, w, 4 if alpha else 3), np.uint8)
         if h and w:
-            check_value(lib.convert_unpack(_ptr(native), native.strides[0], _ptr(rgb), rgb.strides[0],
-                                           rgb.shape[2], w, h, spec.c), "from_native")
+            check_value(
+                lib.convert_unpack(
+                    _ptr(native), native.strides[0], _ptr(rgb), rgb.strides[0], rgb.shape[2], w, h, spec.c
+                ),
+                "from_native",
+            )
         return rgb
     return np.ascontiguousarray(fmt.unpack(native, pal, alpha=alpha))
 
 
-def blend_mask(out, mask, color, fmt: PixelFormat, *, palette=None) -> None:
+def blend_mask(
+    out: np.ndarray, mask: np.ndarray, color: Sequence[int], fmt: PixelFormat, *, palette: Any = None
+) -> None:
     """Blend one colour into native pixels through an antialiased coverage mask.
 
     Each pixel becomes ``dst + (color - dst) * coverage * a / 255**2`` (rounded), so
@@ -398,15 +414,19 @@ def blend_mask(out, mask, color, fmt: PixelFormat, *, palette=None) -> None:
     if spec is not None and _addressable(out, fmt):
         if mask.strides[1] != 1:
             mask = np.ascontiguousarray(mask)
-        check_value(lib.convert_blend_mask(_ptr(mask), mask.strides[0], _ptr(out), out.strides[0], w, h,
-                                           r, g, b, a, exact, spec.c), "blend_mask")
+        check_value(
+            lib.convert_blend_mask(
+                _ptr(mask), mask.strides[0], _ptr(out), out.strides[0], w, h, r, g, b, a, exact, spec.c
+            ),
+            "blend_mask",
+        )
         return
     k = (mask.astype(np.uint32) * a + 127) // 255
     rgb = np.broadcast_to(np.array([r, g, b], np.uint8), (h, w, 3))
     _blend_np(rgb, k.astype(np.uint8), fmt, out, pal, exact=exact)
 
 
-def fill(out, value: int) -> None:
+def fill(out: np.ndarray, value: int) -> None:
     """Fill a native array with one packed pixel value, as memset would.
 
     Args:
@@ -442,7 +462,7 @@ def fill(out, value: int) -> None:
 
 
 @functools.lru_cache(maxsize=256)
-def _packed_color(fmt: PixelFormat, rgb: Tuple[int, int, int], palette_bytes: Optional[bytes]) -> int:
+def _packed_color(fmt: PixelFormat, rgb: tuple[int, int, int], palette_bytes: bytes | None) -> int:
     """fmt.pack_color of an opaque colour, cached: text draws the same colour often."""
     palette = None if palette_bytes is None else np.frombuffer(palette_bytes, np.uint8).reshape(-1, 3)
     return fmt.pack_color(rgb + (255,), palette)
@@ -453,8 +473,8 @@ def _packed_color(fmt: PixelFormat, rgb: Tuple[int, int, int], palette_bytes: Op
 _KIND_DIRECT, _KIND_GRAY, _KIND_INDEXED = 0, 1, 2
 
 
-@functools.lru_cache(maxsize=None)
-def _expand_coeffs(bits: int) -> Tuple[int, int]:
+@functools.cache
+def _expand_coeffs(bits: int) -> tuple[int, int]:
     """(mul, add) with ``(v * mul + add) >> 16`` equal to PixelFormat.unpack's levels."""
     top = (1 << bits) - 1
     mul, add = round(255 * 65536 / top), 32768
@@ -475,13 +495,13 @@ class _Spec:
 
     __slots__ = ("c", "_buffers")
 
-    def __init__(self, c, *buffers: object) -> None:
+    def __init__(self, c: Any, *buffers: object) -> None:
         self.c = c
         self._buffers = buffers
 
 
 @functools.lru_cache(maxsize=64)
-def _direct_spec(fmt: PixelFormat) -> Optional[_Spec]:
+def _direct_spec(fmt: PixelFormat) -> _Spec | None:
     """The C description of a direct-colour or gray format; None if C cannot do it."""
     f = ffi.new("convert_format *")
     f.bpp = fmt.bpp
@@ -513,7 +533,7 @@ def _indexed_spec(bpp: int, palette_bytes: bytes) -> _Spec:
     return _Spec(f, lut, palette)
 
 
-def _spec(fmt: PixelFormat, palette: Optional[np.ndarray], pixels: int) -> Optional[_Spec]:
+def _spec(fmt: PixelFormat, palette: np.ndarray | None, pixels: int) -> _Spec | None:
     """The C format description for this call, or None to take the NumPy path.
 
     Keep the returned object referenced until the C call returns (see :class:`_Spec`).
@@ -521,17 +541,18 @@ def _spec(fmt: PixelFormat, palette: Optional[np.ndarray], pixels: int) -> Optio
     if not _C:
         return None
     if fmt.indexed:
-        if pixels * 3 <= 192:
+        if pixels * 3 <= 192 or palette is None:
             return None  # PixelFormat.pack searches tiny inputs exactly; stay identical
         return _indexed_spec(fmt.bpp, palette.tobytes())
     return _direct_spec(fmt)
 
 
 def _ptr_int(a: np.ndarray) -> int:
-    return a.__array_interface__["data"][0]
+    address: int = a.__array_interface__["data"][0]
+    return address
 
 
-def _ptr(a: np.ndarray):
+def _ptr(a: np.ndarray) -> Any:
     """A pointer into ``a``'s memory; the caller keeps ``a`` referenced across the call."""
     return ffi.cast("uint8_t *", _ptr_int(a))
 
@@ -551,10 +572,18 @@ def _addressable(a: np.ndarray, fmt: PixelFormat) -> bool:
 def _div255(x: np.ndarray) -> np.ndarray:
     """round(x / 255) for 0 <= x <= 255 * 255, exactly."""
     x = x + 128
-    return (x + (x >> 8)) >> 8
+    out: np.ndarray = (x + (x >> 8)) >> 8
+    return out
 
 
-def _blend_np(rgb, alpha, fmt, out, pal, exact=None) -> None:
+def _blend_np(
+    rgb: np.ndarray,
+    alpha: np.ndarray,
+    fmt: PixelFormat,
+    out: np.ndarray,
+    pal: np.ndarray | None,
+    exact: int | None = None,
+) -> None:
     a = alpha.astype(np.uint32)[..., None]
     dst = fmt.unpack(out, pal, alpha=fmt.has_alpha).astype(np.uint32)
     mixed = _div255(rgb.astype(np.uint32) * a + dst[..., :3] * (255 - a))

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 import os
 from collections import OrderedDict
-from typing import List, NamedTuple, Optional, Tuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple, Union
 
 import numpy as np
 import PIL
@@ -19,10 +20,17 @@ from PIL import Image, ImageFont
 
 __all__ = ["default_font", "font"]
 
+#: A Pillow font (FreeType, bitmap or transposed). Any: Pillow before 10 has no types.
+Font = Any
+#: Text as Pillow takes it.
+Text = Union[str, bytes]
+#: (left, top, right, bottom)
+Box = tuple[float, float, float, float]
+
 _CACHE_SIZE = 512
 
 
-def font(path=None, size: float = 10, *, index: int = 0, encoding: str = ""):
+def font(path: str | os.PathLike[str] | None = None, size: float = 10, *, index: int = 0, encoding: str = "") -> Font:
     """Load a font for :meth:`Surface.text`.
 
     Args:
@@ -58,7 +66,7 @@ def font(path=None, size: float = 10, *, index: int = 0, encoding: str = ""):
         raise OSError(f"cannot read font {path}: {e}") from None
 
 
-_DEFAULTS: dict = {}
+_DEFAULTS: dict[float | None, Font] = {}
 
 
 # Pillow < 10.1 builds in only a fixed-size bitmap font; a sized default then comes
@@ -66,7 +74,7 @@ _DEFAULTS: dict = {}
 _FALLBACK_FONTS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",)
 
 
-def _default(size: Optional[float]):
+def _default(size: float | None) -> Font:
     f = _DEFAULTS.get(size)
     if f is None:
         if size is None:
@@ -92,7 +100,7 @@ def _fallback(size: float) -> ImageFont.FreeTypeFont:
     )
 
 
-def default_font():
+def default_font() -> Font:
     """The font ``Surface.text`` uses when none is given: Pillow's ``load_default()``."""
     return _default(None)
 
@@ -109,13 +117,13 @@ class _Line(NamedTuple):
     x: float
     y: float
     anchor: str
-    text: str
+    text: Text
 
 
-_runs: "OrderedDict[tuple, Tuple[np.ndarray, int, int]]" = OrderedDict()
+_runs: OrderedDict[tuple[Any, ...], tuple[np.ndarray, int, int]] = OrderedDict()
 
 
-def _to_array(core) -> np.ndarray:
+def _to_array(core: Any) -> np.ndarray:
     im = Image.Image()._new(core)
     a = np.asarray(im)
     if a.dtype == bool:
@@ -125,7 +133,16 @@ def _to_array(core) -> np.ndarray:
     return a
 
 
-def _render(fnt, text, anchor, start, stroke_width, direction, features, language) -> Tuple[np.ndarray, int, int]:
+def _render(
+    fnt: Font,
+    text: Text,
+    anchor: str | None,
+    start: tuple[float, float],
+    stroke_width: float,
+    direction: str | None,
+    features: tuple[str, ...] | None,
+    language: str | None,
+) -> tuple[np.ndarray, int, int]:
     key = (fnt, text, anchor, start, stroke_width, direction, features, language)
     hit = _runs.get(key)
     if hit is not None:
@@ -163,13 +180,24 @@ def _render(fnt, text, anchor, start, stroke_width, direction, features, languag
     return hit
 
 
-def _split(fnt, xy, text: str, anchor, spacing, align, direction, features, language, stroke_width) -> List[_Line]:
+def _split(
+    fnt: Font,
+    xy: Sequence[float],
+    text: Text,
+    anchor: str | None,
+    spacing: float,
+    align: str,
+    direction: str | None,
+    features: Sequence[str] | None,
+    language: str | None,
+    stroke_width: float,
+) -> list[_Line]:
     """Lines and their positions, as Pillow's ImageDraw.multiline_text places them."""
     if anchor is None:
         anchor = "lt" if direction == "ttb" else "la"
     elif not isinstance(anchor, str) or len(anchor) != 2:
         raise ValueError("anchor must be a 2 character string")
-    lines = text.split("\n") if isinstance(text, str) else text.split(b"\n")
+    lines: list[Text] = list(text.split("\n")) if isinstance(text, str) else list(text.split(b"\n"))
     if len(lines) == 1:
         return [_Line(xy[0], xy[1], anchor, lines[0])]
     if anchor[1] in "tb" and direction != "ttb":
@@ -200,7 +228,7 @@ def _split(fnt, xy, text: str, anchor, spacing, align, direction, features, lang
         elif align == "right":
             left += diff
         if align == "justify" and diff != 0 and i != len(lines) - 1:
-            words = line.split(" ") if isinstance(line, str) else line.split(b" ")
+            words: list[Text] = list(line.split(" ")) if isinstance(line, str) else list(line.split(b" "))
             if len(words) > 1:
                 if anchor[0] == "m":
                     left -= max_width / 2.0
@@ -222,32 +250,54 @@ def _split(fnt, xy, text: str, anchor, spacing, align, direction, features, lang
     return out
 
 
-def _bbox(fnt, text, anchor, direction, features, language, stroke_width):
+def _bbox(
+    fnt: Font,
+    text: Text,
+    anchor: str | None,
+    direction: str | None,
+    features: list[str] | None,
+    language: str | None,
+    stroke_width: float,
+) -> Box:
+    box: Box
     if isinstance(fnt, ImageFont.FreeTypeFont):
-        return fnt.getbbox(text, "L", direction, features, language, stroke_width, anchor)
+        box = fnt.getbbox(text, "L", direction, features, language, stroke_width, anchor)
+        return box
     try:
-        return fnt.getbbox(text, anchor=anchor)
+        box = fnt.getbbox(text, anchor=anchor)
     except TypeError:
-        return fnt.getbbox(text)
+        box = fnt.getbbox(text)
+    return box
 
 
-def _length(fnt, text, direction, features, language) -> float:
+def _length(fnt: Font, text: Text, direction: str | None, features: list[str] | None, language: str | None) -> float:
     if isinstance(fnt, ImageFont.FreeTypeFont):
-        return fnt.getlength(text, "L", direction, features, language)
-    return fnt.getlength(text)
+        return float(fnt.getlength(text, "L", direction, features, language))
+    return float(fnt.getlength(text))
 
 
-def _check_text(text) -> None:
+def _check_text(text: Any) -> None:
     """Text is a str (or bytes, as Pillow takes); anything else is a TypeError."""
     if not isinstance(text, (str, bytes)):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
 
 
-def layout(fnt, xy, text, anchor=None, spacing=4, align="left", direction=None, features=None, language=None, stroke_width=0) -> List[Run]:
+def layout(
+    fnt: Font,
+    xy: Sequence[float],
+    text: Text,
+    anchor: str | None = None,
+    spacing: float = 4,
+    align: str = "left",
+    direction: str | None = None,
+    features: Sequence[str] | None = None,
+    language: str | None = None,
+    stroke_width: float = 0,
+) -> list[Run]:
     """Render ``text`` at ``xy`` into positioned coverage masks (one per line)."""
     _check_text(text)
     feats = tuple(features) if features else None
-    runs = []
+    runs: list[Run] = []
     for line in _split(fnt, xy, text, anchor, spacing, align, direction, feats, language, stroke_width):
         if not math.isfinite(line.x) or not math.isfinite(line.y):
             raise ValueError(f"text position must be finite, got {xy!r}")
@@ -259,19 +309,37 @@ def layout(fnt, xy, text, anchor=None, spacing=4, align="left", direction=None, 
     return runs
 
 
-def bbox(fnt, xy, text, anchor=None, spacing=4, align="left", direction=None, features=None, language=None, stroke_width=0):
+def bbox(
+    fnt: Font,
+    xy: Sequence[float],
+    text: Text,
+    anchor: str | None = None,
+    spacing: float = 4,
+    align: str = "left",
+    direction: str | None = None,
+    features: Sequence[str] | None = None,
+    language: str | None = None,
+    stroke_width: float = 0,
+) -> Box:
     """(left, top, right, bottom) of ``text`` drawn at ``xy``, as ImageDraw.textbbox."""
     _check_text(text)
     feats = list(features) if features else None
-    box = None
+    box: Box | None = None
     for line in _split(fnt, xy, text, anchor, spacing, align, direction, features, language, stroke_width):
-        l, t, r, b = _bbox(fnt, line.text, line.anchor, direction, feats, language, stroke_width)
-        l, t, r, b = l + line.x, t + line.y, r + line.x, b + line.y
-        box = (l, t, r, b) if box is None else (min(box[0], l), min(box[1], t), max(box[2], r), max(box[3], b))
+        left, top, right, bottom = _bbox(fnt, line.text, line.anchor, direction, feats, language, stroke_width)
+        left, top, right, bottom = left + line.x, top + line.y, right + line.x, bottom + line.y
+        box = (left, top, right, bottom) if box is None else \
+            (min(box[0], left), min(box[1], top), max(box[2], right), max(box[3], bottom))  # fmt: skip
     return box if box is not None else (xy[0], xy[1], xy[0], xy[1])
 
 
-def length(fnt, text, direction=None, features=None, language=None) -> float:
+def length(
+    fnt: Font,
+    text: Text,
+    direction: str | None = None,
+    features: Sequence[str] | None = None,
+    language: str | None = None,
+) -> float:
     """Advance width of one line of text, as ImageDraw.textlength."""
     _check_text(text)
     if "\n" in (text if isinstance(text, str) else text.decode("latin-1")):
