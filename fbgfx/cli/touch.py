@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import _evdev, touch
+from ..device import resolve
+from ..drm import is_drm_spec
 from ..errors import FramebufferError, TouchError
 from ._common import Command, Context, open_device, seconds
 
@@ -137,7 +139,9 @@ def _rotation(args: argparse.Namespace) -> int:
 def _print_events(args: argparse.Namespace) -> int:
     rotate = _rotation(args)
     try:
-        fb = open_device(args, readonly=True)
+        # Only the size is needed: look without changing anything, except on a drm:
+        # display, which cannot be opened without being taken over.
+        fb = open_device(args, readonly=not is_drm_spec(resolve(args.device)))
     except FramebufferError as e:
         if args.device is not None or e.errno != errno.ENOENT:
             raise

@@ -8,6 +8,7 @@ the shared directory; the tests below check what it recorded:
 - ``fbgfx.touch`` finds "QEMU Virtio Tablet" by itself;
 - a tap comes out as down/up in logical coordinates, for rotate 0 and 90;
 - ``examples/paint.py --rotate 90`` draws under the tap, on qemu's own screendump;
+- ``fbgfx touch --list`` stars the tablet; ``fbgfx touch --rotate 90`` prints a tap;
 - unbinding the tablet's driver while a read waits ends it with ENODEV, not a hang.
 
 Self-contained (its own boot and QMP client) so it does not wait on the display boots
@@ -244,6 +245,24 @@ def test_paint_draws_under_the_tap_rotate_90(guest):
         # the button spans logical x 640..799, y 0..106: panel x 1173..1279, y 640..799
         assert im.getpixel((1180, 650)) == BUTTON_GREY
         assert im.getpixel((100, 650)) == (0, 0, 0)
+
+
+def test_cli_lists_the_tablet_as_chosen(guest):
+    """``fbgfx touch --list`` stars the tablet and shows its range from EVIOCGABS."""
+    r = _step(guest, "cli_list")
+    assert r["rc"] == 0, r["stderr"]
+    starred = [ln for ln in r["stdout"].splitlines() if ln.startswith("* /dev/input/")]
+    assert len(starred) == 1 and starred[0].endswith("QEMU Virtio Tablet: tablet, 0..32767 x 0..32767")
+    assert "keyboard" in r["stdout"].lower()
+
+
+def test_cli_prints_a_tap_rotated(guest):
+    """``fbgfx touch --rotate 90 --count 2`` prints the tap's down and up in logical coordinates."""
+    r = _step(guest, "cli_events")
+    assert r["rc"] == 0, r["stderr"]
+    assert "/dev/fb0 800x1280, rotate 90" in r["header"]
+    lines = [ln.rsplit(" t=", 1)[0] for ln in r["stdout"].splitlines()]
+    assert lines == ["down x=600 y=959 slot=0", "up   x=600 y=959 slot=0"]
 
 
 def test_unplugged_device_ends_the_read(guest):

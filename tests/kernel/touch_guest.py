@@ -107,8 +107,8 @@ def _tap90() -> dict[str, Any] | None:
 def _paint() -> dict[str, Any]:
     cmd = [sys.executable, str(REPO / "examples" / "paint.py"), "--device", "/dev/fb0", "--rotate", "90",
            "--seconds", "240"]
-    env = dict(os.environ, PYTHONPATH=str(REPO))  # this checkout's fbgfx, not an installed one
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                            env=_checkout_env())
     try:
         first = proc.stdout.readline()
         if "ready" not in first:
@@ -132,6 +132,32 @@ def _paint() -> dict[str, Any]:
             proc.kill()
             out, err = proc.communicate()
         RESULTS["paint_output"] = {"rc": proc.returncode, "stdout": out[-2000:], "stderr": err[-2000:]}
+
+
+def _cli_list() -> dict[str, Any]:
+    """``fbgfx touch --list`` on the real input devices."""
+    res = subprocess.run([sys.executable, "-m", "fbgfx", "touch", "--list"], capture_output=True, text=True,
+                         cwd=REPO, env=_checkout_env(), timeout=120)
+    return {"rc": res.returncode, "stdout": res.stdout, "stderr": res.stderr}
+
+
+def _cli_events() -> dict[str, Any]:
+    """``fbgfx touch --rotate 90 --count 2`` printing a tap on the bochs screen."""
+    cmd = [sys.executable, "-m", "fbgfx", "touch", "-d", "/dev/fb0", "--rotate", "90", "--count", "2",
+           "--seconds", "120"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                            env=_checkout_env())
+    header = proc.stderr.readline()  # printed once the device is open
+    if "Ctrl-C" not in header:
+        proc.kill()
+        return {"error": f"fbgfx touch did not start: {header!r} {proc.stderr.read()[-2000:]}"}
+    host(do="tap", x=TAP_90[0], y=TAP_90[1])
+    out, err = proc.communicate(timeout=150)
+    return {"rc": proc.returncode, "header": header, "stdout": out, "stderr": err}
+
+
+def _checkout_env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(REPO))  # this checkout's fbgfx, not an installed one
 
 
 def _ppm_pixel(path: Path, x: int, y: int) -> tuple[int, int, int]:
@@ -169,6 +195,8 @@ if __name__ == "__main__":
         ("tap_rotate_0", _tap0),
         ("tap_rotate_90", _tap90),
         ("paint_rotate_90", _paint),
+        ("cli_list", _cli_list),
+        ("cli_events", _cli_events),
         ("unplug", _unplug),  # last: the tablet is gone afterwards
     ]:
         run_step(name, fn)
