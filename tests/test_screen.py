@@ -518,7 +518,7 @@ def test_present_empty_image_is_a_value_error(buffering, shape):
 
 
 def test_present_background_colours_as_drawing_takes_them():
-    """present()'s background takes what drawing calls take (names, CSS, tuples, native ints); bad ones are ValueErrors."""
+    """present()'s background takes drawing's colours (names, CSS, tuples, native ints); bad ones: ValueError."""
     image = np.full((4, 4, 3), 255, np.uint8)
     with fbgfx.open("virtual:16x8:RGB565:pan=0") as fb:
         with fb.screen() as screen:
