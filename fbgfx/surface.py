@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import errno
 import math
-from typing import Any, Callable, NoReturn, Optional, Tuple
+from collections.abc import Sequence
+from typing import Any, Callable, NoReturn, Optional, Union
 
 import numpy as np
 from PIL import Image
@@ -19,23 +20,40 @@ from PIL import Image
 from . import convert
 from . import text as _text
 from ._ffi import check_value, ffi, lib
-from ._geometry import BIG, NUMBERS, check_angle, check_size, check_width, flat, wu_segment
+from ._geometry import BIG, NUMBERS, Coords, Flat, check_angle, check_size, check_width, flat, wu_segment
 from ._geometry import box as box_of
-from .color import BLEND, OPAQUE, SKIP, Ink, resolve
+from .color import BLEND, OPAQUE, SKIP, ColorLike, Ink, resolve
 from .pixelformat import PixelFormat, default_palette
+from .text import Font, Text
 
 __all__ = ["Surface"]
 
-Rect = Tuple[int, int, int, int]
+Rect = tuple[int, int, int, int]
+#: A colour argument: None means the method's default (white, or no outline).
+Fill = Optional[ColorLike]
+#: A pixel format or its name.
+FormatLike = Union[PixelFormat, str]
+#: A C rasteriser from fbgfx._native: returns 0 or -errno.
+Kernel = Callable[..., int]
 _WHITE = "white"
 
 
 # The Surface method each rasteriser serves, for error messages in the user's words.
 _METHODS = {
-    "draw_point": "point", "draw_points": "points", "draw_line": "line", "draw_polyline": "line",
-    "draw_lines": "lines", "draw_rect": "rectangle", "draw_rects": "rectangles", "draw_polygon": "polygon",
-    "draw_ellipse": "ellipse", "draw_ellipses": "ellipses", "draw_arc": "arc", "draw_chord": "chord",
-    "draw_pieslice": "pieslice", "draw_mask": "bitmap",
+    "draw_point": "point",
+    "draw_points": "points",
+    "draw_line": "line",
+    "draw_polyline": "line",
+    "draw_lines": "lines",
+    "draw_rect": "rectangle",
+    "draw_rects": "rectangles",
+    "draw_polygon": "polygon",
+    "draw_ellipse": "ellipse",
+    "draw_ellipses": "ellipses",
+    "draw_arc": "arc",
+    "draw_chord": "chord",
+    "draw_pieslice": "pieslice",
+    "draw_mask": "bitmap",
 }
 
 
@@ -49,7 +67,7 @@ def _fail(rc: int, fn: Any) -> NoReturn:
     raise AssertionError(f"{what}: unexpected result {rc}")  # pragma: no cover - rc < 0 raised above
 
 
-def _ptr(a):
+def _ptr(a: Any) -> Any:
     return ffi.cast("const double *", a.ctypes.data) if isinstance(a, np.ndarray) else a
 
 
@@ -68,13 +86,13 @@ class Surface:
             (exclusive end) of every drawing call that changed pixels.
     """
 
-    def __init__(self, width: int, height: int, format="XRGB8888", *, palette=None) -> None:
+    def __init__(self, width: int, height: int, format: FormatLike = "XRGB8888", *, palette: Any = None) -> None:
         fmt = _as_format(format)
         width, height = check_size(width, height)
         self._setup(np.zeros(fmt.array_shape(height, width), fmt.dtype), fmt, palette)
 
     @classmethod
-    def wrap(cls, array: np.ndarray, format, *, palette=None) -> "Surface":
+    def wrap(cls, array: np.ndarray, format: FormatLike, *, palette: Any = None) -> Surface:
         """A surface over an existing native array (video memory, a back buffer...).
 
         Args:
@@ -98,7 +116,9 @@ class Surface:
         if array.dtype != fmt.dtype:
             raise TypeError(f"{fmt.name} needs dtype {fmt.dtype}, got {array.dtype}")
         if array.ndim < 2 or array.shape != fmt.array_shape(array.shape[0], array.shape[1]):
-            raise ValueError(f"{fmt.name} needs an array of shape {fmt.array_shape(*(array.shape[:2] or (0, 0)))}, got {array.shape}")
+            raise ValueError(
+                f"{fmt.name} needs an array of shape {fmt.array_shape(*(array.shape[:2] or (0, 0)))}, got {array.shape}"
+            )
         if not array.flags.writeable:
             raise ValueError("the array is read-only")
         check_size(array.shape[1], array.shape[0])
@@ -116,7 +136,14 @@ class Surface:
         self._setup(array, fmt, palette)
         return self
 
-    def _setup(self, array, fmt: PixelFormat, palette, parent=None, offset=(0, 0)) -> None:
+    def _setup(
+        self,
+        array: np.ndarray,
+        fmt: PixelFormat,
+        palette: Any,
+        parent: Surface | None = None,
+        offset: tuple[int, int] = (0, 0),
+    ) -> None:
         # _t.data points into this array: the surface owns it for its whole life, and
         # `array` is read-only so that no assignment can leave C a dangling pointer.
         self._array = array
@@ -131,8 +158,8 @@ class Surface:
         self._offset = offset
         # Colour caches, one dict per type of colour: True == 1 and 1.0 == 1 as dict
         # keys, but a cache must not accept what resolve() refuses.
-        self._inks: dict = {}  # type -> {colour: Ink}
-        self._fast: dict = {}  # type -> {colour: packed value}, opaque colours only
+        self._inks: dict[type, dict[Any, Ink]] = {}  # type -> {colour: Ink}
+        self._fast: dict[type, dict[Any, int]] = {}  # type -> {colour: packed value}, opaque colours only
         self._cached = 0
         self.on_draw = None
         t = ffi.new("draw_target *")
@@ -141,6 +168,8 @@ class Surface:
         t.bpp = max(1, fmt.bpp // 8)
         self._t = t
         self._bpp = t.bpp
+        self._clip: Rect | None = None
+        self._cbox: Rect = (0, 0, 0, 0)
         self.reset_clip()
 
     @property
@@ -150,13 +179,13 @@ class Surface:
         return self._array
 
     @property
-    def on_draw(self) -> Optional[Callable[[int, int, int, int], None]]:
+    def on_draw(self) -> Callable[[int, int, int, int], None] | None:
         """Called as ``on_draw(x0, y0, x1, y1)`` (exclusive end, clipped) after every
         drawing call that changed pixels; None to stop."""
         return self._on_draw
 
     @on_draw.setter
-    def on_draw(self, fn) -> None:
+    def on_draw(self, fn: Callable[[int, int, int, int], None] | None) -> None:
         if fn is not None and not callable(fn):
             raise TypeError("on_draw must be callable or None")
         self._on_draw = fn
@@ -166,20 +195,20 @@ class Surface:
     # -- geometry --------------------------------------------------------------------
 
     @property
-    def size(self) -> Tuple[int, int]:
+    def size(self) -> tuple[int, int]:
         """(width, height)."""
         return (self.width, self.height)
 
     @property
-    def clip(self) -> Optional[Rect]:
+    def clip(self) -> Rect | None:
         """The clip rectangle (x0, y0, x1, y1), exclusive end, or None for the whole surface."""
         return self._clip
 
     @clip.setter
-    def clip(self, rect) -> None:
+    def clip(self, rect: Coords | None) -> None:
         self.set_clip(rect)
 
-    def set_clip(self, rect) -> None:
+    def set_clip(self, rect: Coords | None) -> None:
         """Restrict drawing to ``rect`` (x0, y0, x1, y1 with exclusive end; None for all).
 
         The rectangle is intersected with the surface; an empty one draws nothing.
@@ -198,12 +227,12 @@ class Surface:
         self._clip = None
         self._set_target_clip(0, 0, self.width, self.height)
 
-    def _set_target_clip(self, x0, y0, x1, y1) -> None:
+    def _set_target_clip(self, x0: int, y0: int, x1: int, y1: int) -> None:
         t = self._t
         t.cx0, t.cy0, t.cx1, t.cy1 = x0, y0, x1, y1
         self._cbox = (x0, y0, x1, y1)
 
-    def subsurface(self, rect) -> "Surface":
+    def subsurface(self, rect: Coords) -> Surface:
         """A surface over part of this one (x0, y0, x1, y1 exclusive, or ((x0, y0), (x1, y1))).
 
         It shares the pixels; drawing on it reports to this surface's ``on_draw`` with
@@ -218,9 +247,10 @@ class Surface:
 
     # -- plumbing ----------------------------------------------------------------------
 
-    def _ink(self, color) -> Ink:
+    def _ink(self, color: ColorLike) -> Ink:
         try:
-            return self._inks[type(color)][color]
+            cached: Ink = self._inks[type(color)][color]
+            return cached
         except (KeyError, TypeError):  # TypeError: unhashable (a list)
             pass
         ink = resolve(color, self.format, self.palette)
@@ -247,7 +277,7 @@ class Surface:
             ox, oy = self._offset
             self._parent._notify(x0 + ox, y0 + oy, x1 + ox, y1 + oy)
 
-    def _run(self, ink: Ink, fn, *args) -> None:
+    def _run(self, ink: Ink, fn: Kernel, *args: Any) -> None:
         """Rasterise with ``fn(target, *args)``: straight into memory, or via a mask when blending."""
         mode = ink.mode
         if mode == OPAQUE:
@@ -270,7 +300,7 @@ class Surface:
             if box is not None:
                 self._blend(mask, box, ink)
 
-    def _coverage(self, fn, *args):
+    def _coverage(self, fn: Kernel, *args: Any) -> tuple[np.ndarray, Rect | None]:
         """Draw into a coverage mask over the clip rectangle; (mask, bbox or None)."""
         cx0, cy0, cx1, cy1 = self._cbox
         mask = np.zeros((cy1 - cy0, cx1 - cx0), np.uint8)
@@ -288,17 +318,20 @@ class Surface:
             return mask, None
         return mask, (m.bx0, m.by0, m.bx1, m.by1)
 
-    def _blend(self, mask, box, ink: Ink) -> None:
+    def _blend(self, mask: np.ndarray, box: Rect, ink: Ink) -> None:
         """Blend ``ink`` through ``mask`` (covering the clip rectangle) inside ``box``."""
         x0, y0, x1, y1 = box
         cx0, cy0 = self._cbox[:2]
         convert.blend_mask(
-            self.array[y0:y1, x0:x1], np.ascontiguousarray(mask[y0 - cy0 : y1 - cy0, x0 - cx0 : x1 - cx0]),
-            ink.rgba, self.format, palette=self.palette,
+            self.array[y0:y1, x0:x1],
+            np.ascontiguousarray(mask[y0 - cy0 : y1 - cy0, x0 - cx0 : x1 - cx0]),
+            ink.rgba,
+            self.format,
+            palette=self.palette,
         )
         self._notify(x0, y0, x1, y1)
 
-    def _write_mask(self, mask, box, ink: Ink) -> None:
+    def _write_mask(self, mask: np.ndarray, box: Rect | None, ink: Ink) -> None:
         """Write (or blend) ``ink`` wherever ``mask`` (over the clip rectangle) is set."""
         if box is None or ink.mode == SKIP:
             return
@@ -306,9 +339,18 @@ class Surface:
             self._blend(mask, box, ink)
             return
         cx0, cy0, cx1, cy1 = self._cbox
-        self._run(ink, lib.draw_mask, ffi.cast("const uint8_t *", mask.ctypes.data), max(mask.shape[1], 1), cx0, cy0, cx1 - cx0, cy1 - cy0)
+        self._run(
+            ink,
+            lib.draw_mask,
+            ffi.cast("const uint8_t *", mask.ctypes.data),
+            max(mask.shape[1], 1),
+            cx0,
+            cy0,
+            cx1 - cx0,
+            cy1 - cy0,
+        )
 
-    def _outline_ink(self, fill, outline):
+    def _outline_ink(self, fill: Fill, outline: Fill) -> tuple[Ink | None, Ink | None]:
         """Pillow's ink rules: no colours at all means a white outline."""
         if fill is None and outline is None:
             return None, self._ink(_WHITE)
@@ -316,7 +358,7 @@ class Surface:
 
     # -- whole-surface ---------------------------------------------------------------
 
-    def clear(self, fill="black") -> None:
+    def clear(self, fill: ColorLike = "black") -> None:
         """Fill the clip rectangle (the whole surface by default) with one colour."""
         ink = self._ink(fill)
         x0, y0, x1, y1 = self._cbox
@@ -334,7 +376,7 @@ class Surface:
 
     # -- primitives --------------------------------------------------------------------
 
-    def point(self, xy, fill=None) -> None:
+    def point(self, xy: Coords, fill: Fill = None) -> None:
         """Draw one or more single pixels (``ImageDraw.point``)."""
         if self._quiet:
             try:
@@ -350,7 +392,9 @@ class Surface:
         f = flat(xy)
         self._run(ink, lib.draw_points, _ptr(f), len(f) // 2, ffi.NULL)
 
-    def line(self, xy, fill=None, width=1, joint=None, antialias=False) -> None:
+    def line(
+        self, xy: Coords, fill: Fill = None, width: float = 1, joint: str | None = None, antialias: bool = False
+    ) -> None:
         """Draw a line or connected line segments (``ImageDraw.line``).
 
         Args:
@@ -369,22 +413,23 @@ class Surface:
             except (KeyError, TypeError, ValueError):
                 pass
         ink = self._ink(_WHITE if fill is None else fill)
+        w = 1
         if width != 1 or width is True:
-            width = check_width(width)
-            if width == 0:
+            w = check_width(width)
+            if w == 0:
                 return
-        if antialias and width == 1:
+        if antialias and w == 1:
             self._aaline(xy, ink)
             return
         f = flat(xy)
         if len(f) == 4:
-            self._run(ink, lib.draw_line, f[0], f[1], f[2], f[3], width)
+            self._run(ink, lib.draw_line, f[0], f[1], f[2], f[3], w)
         else:
-            self._run(ink, lib.draw_polyline, _ptr(f), len(f) // 2, width)
-        if joint == "curve" and width > 4 and len(f) > 4:
-            self._curve_joints(f, fill, width)
+            self._run(ink, lib.draw_polyline, _ptr(f), len(f) // 2, w)
+        if joint == "curve" and w > 4 and len(f) > 4:
+            self._curve_joints(f, fill, w)
 
-    def _curve_joints(self, f, fill, width) -> None:
+    def _curve_joints(self, f: Flat, fill: Fill, width: int) -> None:
         # The round joints ImageDraw.line(joint="curve") adds, computed the same way.
         points = [(f[i], f[i + 1]) for i in range(0, len(f), 2)]
         for i in range(1, len(points) - 1):
@@ -396,13 +441,16 @@ class Surface:
             if angles[0] == angles[1]:
                 continue
 
-            def coord_at_angle(coord, angle):
+            def coord_at_angle(coord: tuple[float, float], angle: float) -> tuple[float, ...]:
                 x, y = coord
                 angle -= 90
                 distance = width / 2 - 1
                 return tuple(
                     p + (math.floor(p_d) if p_d > 0 else math.ceil(p_d))
-                    for p, p_d in ((x, distance * math.cos(math.radians(angle))), (y, distance * math.sin(math.radians(angle))))
+                    for p, p_d in (
+                        (x, distance * math.cos(math.radians(angle))),
+                        (y, distance * math.sin(math.radians(angle))),
+                    )
                 )
 
             flipped = (angles[1] > angles[0] and angles[1] - 180 > angles[0]) or (
@@ -424,7 +472,7 @@ class Surface:
                     gap = [coord_at_angle(point, angles[0] - 90), point, coord_at_angle(point, angles[1] - 90)]
                 self.line(gap, fill, width=3)
 
-    def _aaline(self, xy, ink: Ink) -> None:
+    def _aaline(self, xy: Coords, ink: Ink) -> None:
         """Antialiased 1-pixel polyline (Xiaolin Wu), blended through a coverage mask."""
         f = [float(v) for v in flat(xy)]
         if not all(math.isfinite(v) for v in f):
@@ -442,11 +490,20 @@ class Surface:
         box = (int(xs.min()) + cx0, int(ys.min()) + cy0, int(xs.max()) + 1 + cx0, int(ys.max()) + 1 + cy0)
         self._blend(cov, box, ink._replace(mode=BLEND))
 
-    def rectangle(self, xy, fill=None, outline=None, width=1) -> None:
+    def rectangle(self, xy: Coords, fill: Fill = None, outline: Fill = None, width: float = 1) -> None:
         """Draw a rectangle with inclusive corners (``ImageDraw.rectangle``)."""
         self._box_shape(lib.draw_rect_c, lib.draw_rect, 1, xy, fill, outline, width)
 
-    def rounded_rectangle(self, xy, radius=0, fill=None, outline=None, width=1, *, corners=None) -> None:
+    def rounded_rectangle(
+        self,
+        xy: Coords,
+        radius: float = 0,
+        fill: Fill = None,
+        outline: Fill = None,
+        width: float = 1,
+        *,
+        corners: Sequence[bool] | None = None,
+    ) -> None:
         """Draw a rectangle with rounded corners (``ImageDraw.rounded_rectangle``)."""
         (x0, y0, x1, y1) = [float(v) for v in box_of(xy)]
         if not all(math.isfinite(v) for v in (x0, y0, x1, y1, float(radius))):
@@ -475,7 +532,7 @@ class Surface:
         fill_ink, ink = self._outline_ink(fill, outline)
         width = check_width(width)
 
-        def parts():
+        def parts() -> tuple[tuple[tuple[float, float, float, float], int, int], ...]:
             if full_x:
                 return (((x0, y0, x0 + d, y0 + d), 180, 360), ((x0, y1 - d, x0 + d, y1), 0, 180))
             if full_y:
@@ -488,11 +545,11 @@ class Surface:
             )
             return tuple(p for i, p in enumerate(four) if corners[i])
 
-        def rect(b, k):
+        def rect(b: Sequence[float], k: Ink) -> None:
             self._run(k, lib.draw_rect, b[0], b[1], b[2], b[3], 1, 1)
 
         if fill_ink is not None:
-            for (b, s, e) in parts():
+            for b, s, e in parts():
                 self._run(fill_ink, lib.draw_pieslice, b[0], b[1], b[2], b[3], s, e, 1, 0)
             if full_x:
                 rect((x0, y0 + r + 1, x1, y1 - r - 1), fill_ink)
@@ -512,7 +569,7 @@ class Surface:
                     right[3] -= r + 1
                 rect(right, fill_ink)
         if ink is not None and ink != fill_ink and width != 0:
-            for (b, s, e) in parts():
+            for b, s, e in parts():
                 self._run(ink, lib.draw_arc, b[0], b[1], b[2], b[3], s, e, width)
             if not full_x:
                 top = [x0, y0, x1, y0 + width - 1]
@@ -541,11 +598,13 @@ class Surface:
                     right[3] -= r + 1
                 rect(right, ink)
 
-    def ellipse(self, xy, fill=None, outline=None, width=1) -> None:
+    def ellipse(self, xy: Coords, fill: Fill = None, outline: Fill = None, width: float = 1) -> None:
         """Draw an ellipse inside a bounding box (``ImageDraw.ellipse``)."""
         self._box_shape(lib.draw_ellipse_c, lib.draw_ellipse, 0, xy, fill, outline, width)
 
-    def _box_shape(self, fast, draw, fill_width, xy, fill, outline, width) -> None:
+    def _box_shape(
+        self, fast: Kernel, draw: Kernel, fill_width: int, xy: Coords, fill: Fill, outline: Fill, width: float
+    ) -> None:
         """A shape given by its bounding box: the one-call C path for an opaque fill
         nobody is watching, else fill and outline through inks."""
         if outline is None and self._quiet:
@@ -562,34 +621,47 @@ class Surface:
         if ink is not None and ink != fill_ink and width != 0:
             self._run(ink, draw, b[0], b[1], b[2], b[3], 0, check_width(width))
 
-    def circle(self, xy, radius, fill=None, outline=None, width=1) -> None:
+    def circle(
+        self, xy: Sequence[float], radius: float, fill: Fill = None, outline: Fill = None, width: float = 1
+    ) -> None:
         """Draw a circle given its centre and radius (``ImageDraw.circle``)."""
         if outline is None and self._quiet:
             try:
                 x, y = xy
-                if lib.draw_ellipse_c(self._t, self._fast[type(fill)][fill], x - radius, y - radius, x + radius, y + radius) >= 0:
+                if (
+                    lib.draw_ellipse_c(
+                        self._t, self._fast[type(fill)][fill], x - radius, y - radius, x + radius, y + radius
+                    )
+                    >= 0
+                ):
                     return
             except (KeyError, TypeError, ValueError):
                 pass
         x, y = xy
         self.ellipse((x - radius, y - radius, x + radius, y + radius), fill, outline, width)
 
-    def arc(self, xy, start, end, fill=None, width=1) -> None:
+    def arc(self, xy: Coords, start: float, end: float, fill: Fill = None, width: float = 1) -> None:
         """Draw an arc of the ellipse in ``xy`` from ``start`` to ``end`` degrees (``ImageDraw.arc``)."""
         b = box_of(xy)
         ink = self._ink(_WHITE if fill is None else fill)
         if width != 0:
-            self._run(ink, lib.draw_arc, b[0], b[1], b[2], b[3], check_angle(start), check_angle(end), check_width(width))
+            self._run(
+                ink, lib.draw_arc, b[0], b[1], b[2], b[3], check_angle(start), check_angle(end), check_width(width)
+            )
 
-    def chord(self, xy, start, end, fill=None, outline=None, width=1) -> None:
+    def chord(
+        self, xy: Coords, start: float, end: float, fill: Fill = None, outline: Fill = None, width: float = 1
+    ) -> None:
         """Draw a chord: an arc closed by a straight line (``ImageDraw.chord``)."""
         self._cut(lib.draw_chord, xy, start, end, fill, outline, width)
 
-    def pieslice(self, xy, start, end, fill=None, outline=None, width=1) -> None:
+    def pieslice(
+        self, xy: Coords, start: float, end: float, fill: Fill = None, outline: Fill = None, width: float = 1
+    ) -> None:
         """Draw a pie slice (``ImageDraw.pieslice``)."""
         self._cut(lib.draw_pieslice, xy, start, end, fill, outline, width)
 
-    def _cut(self, draw, xy, start, end, fill, outline, width) -> None:
+    def _cut(self, draw: Kernel, xy: Coords, start: float, end: float, fill: Fill, outline: Fill, width: float) -> None:
         """A closed part of an ellipse (chord, pie slice): fill, then outline."""
         b = box_of(xy)
         s, e = check_angle(start), check_angle(end)
@@ -599,7 +671,7 @@ class Surface:
         if ink is not None and ink != fill_ink and width != 0:
             self._run(ink, draw, b[0], b[1], b[2], b[3], s, e, 0, check_width(width))
 
-    def polygon(self, xy, fill=None, outline=None, width=1) -> None:
+    def polygon(self, xy: Coords, fill: Fill = None, outline: Fill = None, width: float = 1) -> None:
         """Draw a polygon, concave or self-intersecting, filled even-odd (``ImageDraw.polygon``)."""
         f = flat(xy)
         n = len(f) // 2
@@ -627,14 +699,22 @@ class Surface:
                     bb = (int(xs.min()) + cx0, int(ys.min()) + cy0, int(xs.max()) + 1 + cx0, int(ys.max()) + 1 + cy0)
                     self._write_mask(edge, bb, ink)
 
-    def regular_polygon(self, bounding_circle, n_sides, rotation=0, fill=None, outline=None, width=1) -> None:
+    def regular_polygon(
+        self,
+        bounding_circle: Sequence[Any],
+        n_sides: int,
+        rotation: float = 0,
+        fill: Fill = None,
+        outline: Fill = None,
+        width: float = 1,
+    ) -> None:
         """Draw a regular polygon inscribed in ``bounding_circle`` = (x, y, r) or ((x, y), r)."""
         from PIL import ImageDraw
 
         xy = ImageDraw._compute_regular_polygon_vertices(bounding_circle, n_sides, rotation)
         self.polygon(xy, fill, outline, width)
 
-    def bitmap(self, xy, bitmap, fill=None) -> None:
+    def bitmap(self, xy: Coords, bitmap: Any, fill: Fill = None) -> None:
         """Paint ``fill`` through a mask image (mode "1" or "L") at ``xy`` (``ImageDraw.bitmap``)."""
         if isinstance(bitmap, Image.Image):
             mask = np.asarray(bitmap.convert("L") if bitmap.mode != "L" else bitmap)
@@ -673,13 +753,13 @@ class Surface:
 
     # -- batch forms ---------------------------------------------------------------------
 
-    def _batch(self, array, cols: int, what: str):
+    def _batch(self, array: Any, cols: int, what: str) -> np.ndarray:
         a = np.ascontiguousarray(array, dtype=np.float64)
         if a.ndim != 2 or a.shape[1] != cols:
             raise ValueError(f"{what}: expected an (n, {cols}) array, got shape {a.shape}")
         return a
 
-    def _colors(self, colors, n: int, fill):
+    def _colors(self, colors: Any, n: int, fill: Fill) -> np.ndarray | None:
         """One packed value per item (C reads exactly ``n``), or None to use ``fill``."""
         if colors is None:
             return None
@@ -707,7 +787,7 @@ class Surface:
         # names, floats, mixed forms: each as a single colour would be (alpha ignored)
         return np.array([self._ink(col).value for col in colors], np.uint32)
 
-    def _batch_run(self, fn, a, colors, fill, *extra) -> None:
+    def _batch_run(self, fn: Kernel, a: np.ndarray, colors: Any, fill: Fill, *extra: int) -> None:
         n = len(a)
         cols = self._colors(colors, n, fill)
         ink = self._ink(_WHITE if fill is None else fill)
@@ -722,7 +802,7 @@ class Surface:
         cptr = ffi.NULL if cols is None else ffi.cast("const uint32_t *", cols.ctypes.data)
         self._run(ink, fn, ffi.cast("const double *", a.ctypes.data), n, cptr, *extra)
 
-    def lines(self, xy, colors=None, fill=None, width=1) -> None:
+    def lines(self, xy: Any, colors: Any = None, fill: Fill = None, width: float = 1) -> None:
         """Draw many independent lines in one call.
 
         Args:
@@ -737,7 +817,9 @@ class Surface:
         if width != 0 and len(a):
             self._batch_run(lib.draw_lines, a, colors, fill, width)
 
-    def rectangles(self, xy, fill=None, colors=None, outline=False, width=1) -> None:
+    def rectangles(
+        self, xy: Any, fill: Fill = None, colors: Any = None, outline: bool = False, width: float = 1
+    ) -> None:
         """Draw many rectangles (inclusive corners) in one call: (n, 4) array of boxes.
 
         Filled with ``fill`` or per-rectangle ``colors``; with ``outline=True`` only
@@ -747,13 +829,13 @@ class Surface:
         if len(a):
             self._batch_run(lib.draw_rects, a, colors, fill, 0 if outline else 1, check_width(width))
 
-    def ellipses(self, xy, fill=None, colors=None, outline=False, width=1) -> None:
+    def ellipses(self, xy: Any, fill: Fill = None, colors: Any = None, outline: bool = False, width: float = 1) -> None:
         """Draw many filled (or outlined) ellipses in one call: (n, 4) array of boxes."""
         a = self._batch(xy, 4, "ellipses")
         if len(a):
             self._batch_run(lib.draw_ellipses, a, colors, fill, 0 if outline else 1, check_width(width))
 
-    def points(self, xy, colors=None, fill=None) -> None:
+    def points(self, xy: Any, colors: Any = None, fill: Fill = None) -> None:
         """Draw many single pixels in one call: (n, 2) array of (x, y)."""
         a = self._batch(xy, 2, "points")
         if len(a):
@@ -761,9 +843,24 @@ class Surface:
 
     # -- text --------------------------------------------------------------------------
 
-    def text(self, xy, text, fill=None, font=None, anchor=None, spacing=4, align="left", direction=None,
-             features=None, language=None, stroke_width=0, stroke_fill=None, embedded_color=False, *,
-             font_size=None) -> None:
+    def text(
+        self,
+        xy: Sequence[float],
+        text: Text,
+        fill: Fill = None,
+        font: Font | None = None,
+        anchor: str | None = None,
+        spacing: float = 4,
+        align: str = "left",
+        direction: str | None = None,
+        features: Sequence[str] | None = None,
+        language: str | None = None,
+        stroke_width: float = 0,
+        stroke_fill: Fill = None,
+        embedded_color: bool = False,
+        *,
+        font_size: float | None = None,
+    ) -> None:
         """Draw text (``ImageDraw.text``), antialiased and blended in the native format.
 
         Args:
@@ -785,7 +882,9 @@ class Surface:
         x, y = float(xy[0]), float(xy[1])
         if stroke_width:
             stroke_ink = ink if stroke_fill is None else self._ink(stroke_fill)
-            for run in _text.layout(fnt, (x, y), text, anchor, spacing, align, direction, features, language, stroke_width):
+            for run in _text.layout(
+                fnt, (x, y), text, anchor, spacing, align, direction, features, language, stroke_width
+            ):
                 self._paint_mask(run.mask, run.x, run.y, stroke_ink, not self._quiet)
             if stroke_ink == ink:
                 return
@@ -793,35 +892,111 @@ class Surface:
             # cached runs are known to have ink; only a clipped part may be empty
             self._paint_mask(run.mask, run.x, run.y, ink, not self._quiet)
 
-    def multiline_text(self, xy, text, fill=None, font=None, anchor=None, spacing=4, align="left", direction=None,
-                       features=None, language=None, stroke_width=0, stroke_fill=None, embedded_color=False, *,
-                       font_size=None) -> None:
+    def multiline_text(
+        self,
+        xy: Sequence[float],
+        text: Text,
+        fill: Fill = None,
+        font: Font | None = None,
+        anchor: str | None = None,
+        spacing: float = 4,
+        align: str = "left",
+        direction: str | None = None,
+        features: Sequence[str] | None = None,
+        language: str | None = None,
+        stroke_width: float = 0,
+        stroke_fill: Fill = None,
+        embedded_color: bool = False,
+        *,
+        font_size: float | None = None,
+    ) -> None:
         """Draw text with newlines (same as :meth:`text`)."""
-        self.text(xy, text, fill, font, anchor, spacing, align, direction, features, language, stroke_width,
-                  stroke_fill, embedded_color, font_size=font_size)
+        self.text(
+            xy,
+            text,
+            fill,
+            font,
+            anchor,
+            spacing,
+            align,
+            direction,
+            features,
+            language,
+            stroke_width,
+            stroke_fill,
+            embedded_color,
+            font_size=font_size,
+        )
 
-    def textbbox(self, xy, text, font=None, anchor=None, spacing=4, align="left", direction=None, features=None,
-                 language=None, stroke_width=0, embedded_color=False, *, font_size=None):
+    def textbbox(
+        self,
+        xy: Sequence[float],
+        text: Text,
+        font: Font | None = None,
+        anchor: str | None = None,
+        spacing: float = 4,
+        align: str = "left",
+        direction: str | None = None,
+        features: Sequence[str] | None = None,
+        language: str | None = None,
+        stroke_width: float = 0,
+        embedded_color: bool = False,
+        *,
+        font_size: float | None = None,
+    ) -> tuple[float, float, float, float]:
         """(left, top, right, bottom) of ``text`` drawn at ``xy`` (``ImageDraw.textbbox``)."""
         fnt = font if font is not None else (_text.default_font() if font_size is None else _text.font(None, font_size))
         return _text.bbox(fnt, xy, text, anchor, spacing, align, direction, features, language, stroke_width)
 
-    def multiline_textbbox(self, xy, text, font=None, anchor=None, spacing=4, align="left", direction=None,
-                           features=None, language=None, stroke_width=0, embedded_color=False, *, font_size=None):
+    def multiline_textbbox(
+        self,
+        xy: Sequence[float],
+        text: Text,
+        font: Font | None = None,
+        anchor: str | None = None,
+        spacing: float = 4,
+        align: str = "left",
+        direction: str | None = None,
+        features: Sequence[str] | None = None,
+        language: str | None = None,
+        stroke_width: float = 0,
+        embedded_color: bool = False,
+        *,
+        font_size: float | None = None,
+    ) -> tuple[float, float, float, float]:
         """Same as :meth:`textbbox`."""
-        return self.textbbox(xy, text, font, anchor, spacing, align, direction, features, language, stroke_width,
-                             font_size=font_size)
+        return self.textbbox(
+            xy, text, font, anchor, spacing, align, direction, features, language, stroke_width, font_size=font_size
+        )
 
-    def textlength(self, text, font=None, direction=None, features=None, language=None, embedded_color=False, *,
-                   font_size=None) -> float:
+    def textlength(
+        self,
+        text: Text,
+        font: Font | None = None,
+        direction: str | None = None,
+        features: Sequence[str] | None = None,
+        language: str | None = None,
+        embedded_color: bool = False,
+        *,
+        font_size: float | None = None,
+    ) -> float:
         """Advance width of one line of text in pixels (``ImageDraw.textlength``)."""
         fnt = font if font is not None else (_text.default_font() if font_size is None else _text.font(None, font_size))
         return _text.length(fnt, text, direction, features, language)
 
     # -- images ------------------------------------------------------------------------
 
-    def blit(self, source, xy=(0, 0), *, source_rect=None, size=None, resample=Image.Resampling.BILINEAR,
-             rotate: int = 0, alpha: bool = True) -> None:
+    def blit(
+        self,
+        source: Any,
+        xy: Sequence[float] = (0, 0),
+        *,
+        source_rect: Coords | None = None,
+        size: Sequence[float] | None = None,
+        resample: int = Image.Resampling.BILINEAR,
+        rotate: int = 0,
+        alpha: bool = True,
+    ) -> None:
         """Copy an image onto the surface.
 
         Args:
@@ -850,26 +1025,22 @@ class Surface:
         if not (math.isfinite(dx) and math.isfinite(dy)):
             raise ValueError("blit: position must be finite")
         dx, dy = int(dx), int(dy)
-        native, rgb = self._blit_source(source)
-        src = native if native is not None else rgb
+        src, native = self._blit_source(source)
         if src.shape[0] == 0 or src.shape[1] == 0:
             raise ValueError(f"blit: the image is empty ({src.shape[1]}x{src.shape[0]} pixels)")
         if source_rect is not None:
             x0, y0, x1, y1 = (int(v) for v in box_of(source_rect, "source_rect"))
-            src = native if native is not None else rgb
             h, w = src.shape[:2]
             x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
             if x0 >= x1 or y0 >= y1:
                 return
-            if native is not None:
-                native = native[y0:y1, x0:x1]
-            else:
-                rgb = rgb[y0:y1, x0:x1]
+            src = src[y0:y1, x0:x1]
         if rotate or size is not None:
-            if native is not None:
-                rgb, native = convert.from_native(native, self.format, palette=self.palette, alpha=self.format.has_alpha), None
+            if native:
+                src = convert.from_native(src, self.format, palette=self.palette, alpha=self.format.has_alpha)
+                native = False
             if rotate:
-                rgb = np.rot90(rgb, rotate // 90)
+                src = np.rot90(src, rotate // 90)
             if size is not None:
                 try:
                     sw, sh = (int(v) for v in size)
@@ -877,11 +1048,11 @@ class Surface:
                     raise ValueError(f"blit: size must be two finite numbers, got {size!r}") from None
                 if sw <= 0 or sh <= 0:
                     return
-                if (sw, sh) != (rgb.shape[1], rgb.shape[0]):
-                    rgb, dx, dy = self._scaled(rgb, sw, sh, dx, dy, resample)
-                    if rgb is None:
+                if (sw, sh) != (src.shape[1], src.shape[0]):
+                    scaled, dx, dy = self._scaled(src, sw, sh, dx, dy, resample)
+                    if scaled is None:
                         return
-        src = native if native is not None else rgb
+                    src = scaled
         h, w = src.shape[:2]
         cx0, cy0, cx1, cy1 = self._cbox
         x0, y0, x1, y1 = max(dx, cx0), max(dy, cy0), min(dx + w, cx1), min(dy + h, cy1)
@@ -889,13 +1060,15 @@ class Surface:
             return
         part = src[y0 - dy : y1 - dy, x0 - dx : x1 - dx]
         out = self.array[y0:y1, x0:x1]
-        if native is not None:
+        if native:
             out[...] = part
         else:
             convert.to_native(part, self.format, out, palette=self.palette, blend=alpha)
         self._notify(x0, y0, x1, y1)
 
-    def _scaled(self, rgb: np.ndarray, sw: int, sh: int, dx: int, dy: int, resample):
+    def _scaled(
+        self, rgb: np.ndarray, sw: int, sh: int, dx: int, dy: int, resample: int
+    ) -> tuple[np.ndarray | None, int, int]:
         """``rgb`` scaled to sw x sh and placed at (dx, dy): (pixels, x, y), or None
         when nothing lands inside the clip rectangle.
 
@@ -913,31 +1086,33 @@ class Surface:
         box = ((x0 - dx) * w / sw, (y0 - dy) * h / sh, (x1 - dx) * w / sw, (y1 - dy) * h / sh)
         return np.asarray(im.resize((x1 - x0, y1 - y0), resample, box=box)), x0, y0
 
-    def _blit_source(self, source):
-        """(native array or None, rgb array or None) for any accepted source."""
+    def _blit_source(self, source: Any) -> tuple[np.ndarray, bool]:
+        """(pixels, True when they are native pixels of this surface's format, False for
+        RGB(A) uint8) for any accepted source."""
         if isinstance(source, Surface):
-            if source.format == self.format and (not self.format.indexed or np.array_equal(source.palette, self.palette)):
-                return source.array, None
-            return None, convert.from_native(source.array, source.format, palette=source.palette,
-                                             alpha=source.format.has_alpha)
+            if source.format == self.format and (
+                not self.format.indexed or np.array_equal(source.palette, self.palette)
+            ):
+                return source.array, True
+            rgb = convert.from_native(
+                source.array, source.format, palette=source.palette, alpha=source.format.has_alpha
+            )
+            return rgb, False
         if isinstance(source, np.ndarray):
             fmt = self.format
             is_rgb = source.dtype == np.uint8 and source.ndim == 3 and source.shape[2] in (3, 4)
             if not is_rgb and source.dtype == fmt.dtype and source.ndim >= 2 and \
-                    source.shape == fmt.array_shape(source.shape[0], source.shape[1]):
-                return source, None
-            return None, convert.as_rgb(source)
-        return None, convert.as_rgb(source)
+                    source.shape == fmt.array_shape(source.shape[0], source.shape[1]):  # fmt: skip
+                return source, True
+        return convert.as_rgb(source), False
 
     def __repr__(self) -> str:
         return f"<Surface {self.width}x{self.height} {self.format.name}>"
 
 
-def _as_format(format) -> PixelFormat:
+def _as_format(format: FormatLike) -> PixelFormat:
     if isinstance(format, PixelFormat):
         return format
     if isinstance(format, str):
         return PixelFormat.from_name(format)
     raise TypeError(f"format must be a PixelFormat or a format name, got {format!r}")
-
-
