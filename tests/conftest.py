@@ -1,0 +1,47 @@
+"""Shared fixtures and helpers for fbgfx's hardware-free tests.
+
+Fixtures:
+    open_virtual: opens virtual framebuffers and closes them when the test ends.
+        ``fb = open_virtual("64x48:RGB565:pan=0")`` is ``fbgfx.open("virtual:64x48:RGB565:pan=0")``
+        (options as in :func:`fbgfx.virtual.parse_spec`; ``readonly=True`` passes
+        through). Tests that check what opening or closing itself does (file-backed
+        devices shared between openers, read-only opens, errors from bad specs, state
+        after ``close()``) open their devices explicitly instead.
+
+Helpers (plain functions in ``tests/pillow_compare.py``, imported as
+``from pillow_compare import ...``):
+    assert_like_pillow: runs one drawing on a Surface and on Pillow's ImageDraw and
+        compares every pixel (exactly, or within a tolerance).
+    assert_same_pixels: the comparison alone, for pictures made another way.
+
+Fake DRM cards for the DRM backend's tests live in ``tests/fake_drm.py``; the
+real-kernel tests under qemu in ``tests/kernel/`` (see ``tests/kernel/README.md``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+
+import pytest
+
+# Before pillow_compare is first imported, so its asserts explain themselves as a test's do.
+pytest.register_assert_rewrite("pillow_compare")
+
+import fbgfx  # noqa: E402 - after the rewrite hook, as pytest asks
+from fbgfx.device import Framebuffer  # noqa: E402
+
+OpenVirtual = Callable[..., Framebuffer]
+
+
+@pytest.fixture
+def open_virtual() -> Iterator[OpenVirtual]:
+    """Open ``virtual:SPEC`` framebuffers for one test; all are closed when it ends, newest first."""
+    with contextlib.ExitStack() as opened:
+
+        def open_(spec: str, *, readonly: bool = False) -> Framebuffer:
+            if spec.startswith("virtual"):
+                raise ValueError(f"give the spec without 'virtual:' ({spec!r})")
+            return opened.enter_context(fbgfx.open(f"virtual:{spec}", readonly=readonly))
+
+        yield open_
