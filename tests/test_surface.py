@@ -1,12 +1,14 @@
 """Surface primitives against Pillow's ImageDraw, colours, clipping, blits and batch forms."""
 
 
+import functools
 import inspect
 
 import numpy as np
 import PIL
 import pytest
 from PIL import Image, ImageDraw
+from pillow_compare import assert_like_pillow, assert_same_pixels
 
 import fbgfx
 from fbgfx import Surface
@@ -14,30 +16,8 @@ from fbgfx import Surface
 W, H = 64, 48
 
 
-def pair(fmt="XRGB8888", w=W, h=H):
-    s = Surface(w, h, fmt)
-    im = Image.new("RGB", (w, h))
-    return s, im, ImageDraw.Draw(im)
-
-
-def same(s, im):
-    a = np.asarray(s.to_image())
-    b = np.asarray(im)
-    if not np.array_equal(a, b):
-        diff = np.argwhere((a != b).any(-1))
-        raise AssertionError(f"{len(diff)} pixels differ from Pillow, first at (y, x) {diff[:5].tolist()}")
-
-
-def check(call, fmt="XRGB8888", w=W, h=H):
-    """Run the same ImageDraw call on a Surface and on a Pillow RGB image; compare all pixels."""
-    s, im, d = pair(fmt, w, h)
-    try:
-        call(d)
-    except ValueError:
-        call(s)  # Pillow refuses some inverted boxes; fbgfx normalises them
-        return
-    call(s)
-    same(s, im)
+# Pillow refuses some inverted boxes that fbgfx normalises: there fbgfx must just draw.
+check = functools.partial(assert_like_pillow, pillow_may_refuse=True)
 
 
 def rnd_box(r, lo=-20, hi=80, ordered=True):
@@ -132,10 +112,9 @@ def test_ellipses_match_pillow():
         if hasattr(ImageDraw.ImageDraw, "circle"):
             check(lambda d: d.circle((30, 20), radius, **COLOURS))
         else:  # Pillow < 10.4 has no circle(); its circle() is exactly this ellipse
-            s, im, d = pair()
-            s.circle((30, 20), radius, **COLOURS)
-            d.ellipse((30 - radius, 20 - radius, 30 + radius, 20 + radius), **COLOURS)
-            same(s, im)
+            box = (30 - radius, 20 - radius, 30 + radius, 20 + radius)
+            assert_like_pillow(lambda s: s.circle((30, 20), radius, **COLOURS),
+                               pillow=lambda d: d.ellipse(box, **COLOURS))
 
 
 def test_arcs_chords_pieslices_match_pillow():
@@ -233,14 +212,12 @@ def test_colour_strings_parse_like_pillow():
 
 def test_alpha_blends_like_pillow_rgba_draw():
     """An RGBA colour blends over what is there, as ImageDraw.Draw(im, "RGBA") does."""
-    s, im, _ = pair()
-    d = ImageDraw.Draw(im, "RGBA")
-    for t in (s, d):
+    def draw(t):
         t.rectangle((0, 0, 63, 47), fill=(0, 0, 200))
         t.rectangle((10, 10, 40, 30), fill=(255, 0, 0, 128))
         t.ellipse((30, 5, 60, 40), fill=(0, 255, 0, 64))
-    a, b = np.asarray(s.to_image()).astype(int), np.asarray(im).astype(int)
-    assert np.abs(a - b).max() <= 1
+
+    assert_like_pillow(draw, mode="RGBA", tolerance=1)
 
 
 def test_palette_format_uses_nearest_entry():
@@ -258,16 +235,16 @@ def test_palette_format_uses_nearest_entry():
 
 def test_clip_rectangle_limits_drawing():
     """Nothing is drawn outside the clip rectangle; inside equals Pillow."""
-    s, im, d = pair()
+    s, im = Surface(W, H), Image.new("RGB", (W, H))
     s.set_clip((10, 5, 40, 30))
-    for t in (s, d):
+    for t in (s, ImageDraw.Draw(im)):
         t.ellipse((0, 0, 63, 47), fill="white")
         t.line((0, 0, 63, 47), fill="red", width=5)
-    a, b = np.asarray(s.to_image()), np.asarray(im).copy()
+    want = np.asarray(im).copy()
     mask = np.zeros((H, W), bool)
     mask[5:30, 10:40] = True
-    b[~mask] = 0
-    assert np.array_equal(a, b)
+    want[~mask] = 0
+    assert_same_pixels(s.to_image(), want, against="Pillow inside the clip")
     s.reset_clip()
     assert s.clip is None
 
