@@ -1,9 +1,12 @@
 """Text on a Surface against Pillow's ImageDraw.text, fonts and text metrics."""
 
+import functools
+
 import numpy as np
 import PIL
 import pytest
 from PIL import Image, ImageDraw, ImageFont
+from pillow_compare import assert_like_pillow
 
 import fbgfx
 from fbgfx import Surface
@@ -12,18 +15,8 @@ W, H = 160, 80
 TOL = 2  # blending rounding: Pillow and fbgfx may differ by this much per channel
 
 
-def compare(call, fmt="XRGB8888", background=(0, 0, 0)):
-    s = Surface(W, H, fmt)
-    s.clear(background)
-    im = Image.new("RGB", (W, H), background)
-    call(s)
-    call(ImageDraw.Draw(im))
-    a = np.asarray(s.to_image()).astype(int)
-    b = np.asarray(im).astype(int)
-    diff = np.abs(a - b).max()
-    assert diff <= TOL, f"text differs from Pillow by {diff}"
-    assert (b != np.array(background)).any(), "the text drew nothing"
-    return a
+# Text is compared on a wider picture, within TOL, and must draw something.
+compare = functools.partial(assert_like_pillow, size=(W, H), tolerance=TOL, must_draw=True)
 
 
 @pytest.fixture(scope="module")
