@@ -5,7 +5,7 @@ import numpy as np
 import PIL
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from PIL import Image, ImageDraw
+from pillow_compare import assert_like_pillow
 
 from fbgfx import Surface
 
@@ -107,8 +107,4 @@ def test_random_primitives_equal_pillow(data):
         kwargs = dict(fill=(255, 255, 255), width=w)
     else:
         kwargs = dict(fill=(200, 0, 0), outline=(0, 255, 0), width=w)
-    s = Surface(64, 48)
-    im = Image.new("RGB", (64, 48))
-    getattr(ImageDraw.Draw(im), name)(*args, **kwargs)
-    getattr(s, name)(*args, **kwargs)
-    assert np.array_equal(np.asarray(s.to_image()), np.asarray(im))
+    assert_like_pillow(lambda t: getattr(t, name)(*args, **kwargs), size=(64, 48))
