@@ -15,6 +15,7 @@ import pathlib
 import numpy as np
 import pytest
 from PIL import Image
+from pillow_compare import assert_same_pixels
 
 from fbgfx import Surface
 
@@ -74,5 +75,4 @@ def test_golden(scene, fmt):
         got.save(path)
     want = Image.open(path)
     assert want.mode == got.mode and want.size == got.size
-    diff = np.argwhere((np.asarray(want) != np.asarray(got)).any(-1))
-    assert len(diff) == 0, f"{len(diff)} pixels differ from {path.name}, first at (y, x) {diff[:5].tolist()}"
+    assert_same_pixels(got, want, against=path.name)
