@@ -6,7 +6,6 @@ import warnings
 
 import pytest
 
-import fbgfx
 from fbgfx import _restore, console
 from fbgfx.console import KD_GRAPHICS, KD_TEXT, Console, VirtualTerminal, find_vt
 
@@ -99,10 +98,10 @@ def test_owned_tty_is_closed_on_restore():
     assert vt.closed
 
 
-def test_virtual_framebuffer_has_no_console():
+def test_virtual_framebuffer_has_no_console(open_virtual):
     """A virtual framebuffer is not on a VT: its Console is inactive."""
-    with fbgfx.open("virtual:16x8") as fb:
-        assert Console.for_framebuffer(fb).tty is None
+    fb = open_virtual("16x8")
+    assert Console.for_framebuffer(fb).tty is None
 
 
 def test_find_vt_without_a_vt_returns_none(tmp_path):
@@ -133,13 +132,12 @@ def test_real_kd_ioctl_on_a_non_vt_fails_cleanly(tmp_path):
 
 
 @pytest.fixture
-def kernel_fb_with_fake_vt(monkeypatch):
+def kernel_fb_with_fake_vt(monkeypatch, open_virtual):
     """A virtual fb that Console.for_framebuffer takes for a kernel one on a VT (the fake)."""
     vt = FakeVT()
     monkeypatch.setattr(console, "_is_kernel_framebuffer", lambda fb: True)
     monkeypatch.setattr(console, "find_vt", lambda *a, **k: vt)
-    with fbgfx.open("virtual:32x16:RGB565") as fb:
-        yield fb, vt
+    yield open_virtual("32x16:RGB565"), vt
 
 
 def test_screen_switches_console_while_open(kernel_fb_with_fake_vt):
@@ -170,10 +168,9 @@ def test_screen_console_restored_after_exception(kernel_fb_with_fake_vt):
     assert vt.calls == [KD_GRAPHICS, KD_TEXT]
 
 
-def test_screen_takes_a_tty_object():
+def test_screen_takes_a_tty_object(open_virtual):
     """fb.screen(console=tty) uses that VT even on a virtual framebuffer."""
     vt = FakeVT()
-    with fbgfx.open("virtual:32x16") as fb:
-        with fb.screen(console=vt):
-            assert vt.mode == KD_GRAPHICS
+    with open_virtual("32x16").screen(console=vt):
+        assert vt.mode == KD_GRAPHICS
     assert vt.mode == KD_TEXT
