@@ -621,7 +621,18 @@ class Framebuffer:
         return bool((var.xoffset, var.yoffset) != self._mine["pan"])
 
     def keep_mode(self) -> None:
-        """Keep the current mode after :meth:`close` instead of restoring the original one."""
+        """Keep the current mode after :meth:`close` instead of restoring the original one.
+
+        Raises:
+            FramebufferError: ``EINVAL`` on a ``drm:`` display, whose mode lasts only
+                while it is open (closing gives the display back as it was).
+        """
+        if self._drm_info is not None:
+            raise FramebufferError(
+                errno.EINVAL,
+                "a drm: display's mode lasts only while fbgfx has it open: closing gives the display back as it was",
+                self.path,
+            )
         self._saved.pop("var", None)
         self._saved.pop("pan", None)
 

@@ -390,3 +390,20 @@ def test_open_without_any_display_says_so(monkeypatch):
     with pytest.raises(fbgfx.FramebufferError, match="no such framebuffer device") as info:
         fbgfx.open()
     assert info.value.errno == errno.ENOENT
+
+
+def test_keep_mode_is_refused_on_drm(fb):
+    """keep_mode() on drm: says the mode lasts only while the display is open."""
+    fb.set_mode(1024, 768)
+    with pytest.raises(fbgfx.FramebufferError, match="lasts only while") as info:
+        fb.keep_mode()
+    assert info.value.errno == errno.EINVAL
+
+
+def test_blank_turns_the_crtc_off_and_back(fb, card):
+    """blank() turns the CRTC off; unblank() shows the buffer that was on screen."""
+    fb.pixels[:] = 9
+    assert fb.blank() is True
+    assert card.state.fb_id == 0 and card.state.mode is None
+    assert fb.unblank() is True
+    assert card.state.fb_id in fb.drm.fb_ids and (card.scanout().view("<u4") == 9).all()
