@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fbgfx
-from fbgfx import FramebufferError, ModeError, VirtualFramebuffer
+from fbgfx import FramebufferError, ModeError
 
 ALL_FORMATS = sorted(fbgfx.FORMATS)
 
@@ -20,31 +20,31 @@ def vfb_stride(width, bpp):
 
 @pytest.mark.parametrize("width", [64, 37])
 @pytest.mark.parametrize("name", ALL_FORMATS)
-def test_pixels_land_at_kernel_offsets(name, width):
+def test_pixels_land_at_kernel_offsets(name, width, open_virtual):
     """Writing fb.pixels puts each pixel at y*line_length + x*Bpp in video memory (even and odd widths)."""
-    with fbgfx.open(f"virtual:{width}x5:{name}") as fb:
-        fmt = fb.format
-        assert fb.stride == vfb_stride(width, fmt.bpp)
-        assert fb.pixels.shape == ((5, fmt.row_bytes(width)) if fmt.is_packed else fmt.array_shape(5, width))
-        rgb = np.random.default_rng(width).integers(0, 256, (5, width, 3), dtype=np.uint8)
-        native = fmt.pack(rgb, fb.palette)
-        if fmt.is_packed:
-            native = fmt.pack_bits(native)
-        fb.pixels[...] = native
-        rows = np.ascontiguousarray(native).view(np.uint8).reshape(5, -1)
-        for y in range(5):
-            start = y * fb.stride
-            assert fb.memory[start : start + rows.shape[1]].tobytes() == rows[y].tobytes()
-            assert not fb.memory[start + rows.shape[1] : (y + 1) * fb.stride].any()  # padding untouched
-        assert np.array_equal(np.asarray(fb.snapshot()), fb.format.unpack(fmt.pack(rgb, fb.palette), fb.palette))
+    fb = open_virtual(f"{width}x5:{name}")
+    fmt = fb.format
+    assert fb.stride == vfb_stride(width, fmt.bpp)
+    assert fb.pixels.shape == ((5, fmt.row_bytes(width)) if fmt.is_packed else fmt.array_shape(5, width))
+    rgb = np.random.default_rng(width).integers(0, 256, (5, width, 3), dtype=np.uint8)
+    native = fmt.pack(rgb, fb.palette)
+    if fmt.is_packed:
+        native = fmt.pack_bits(native)
+    fb.pixels[...] = native
+    rows = np.ascontiguousarray(native).view(np.uint8).reshape(5, -1)
+    for y in range(5):
+        start = y * fb.stride
+        assert fb.memory[start : start + rows.shape[1]].tobytes() == rows[y].tobytes()
+        assert not fb.memory[start + rows.shape[1] : (y + 1) * fb.stride].any()  # padding untouched
+    assert np.array_equal(np.asarray(fb.snapshot()), fb.format.unpack(fmt.pack(rgb, fb.palette), fb.palette))
 
 
-def test_configurable_stride_is_honoured():
+def test_configurable_stride_is_honoured(open_virtual):
     """A driver's padded line_length (not width*Bpp) separates rows."""
-    with fbgfx.open("virtual:100x4:RGB565:stride=256") as fb:
-        assert fb.stride == 256
-        fb.pixels[2, 3] = 0xABCD
-        assert fb.memory[2 * 256 + 6 : 2 * 256 + 8].tobytes() == b"\xcd\xab"
+    fb = open_virtual("100x4:RGB565:stride=256")
+    assert fb.stride == 256
+    fb.pixels[2, 3] = 0xABCD
+    assert fb.memory[2 * 256 + 6 : 2 * 256 + 8].tobytes() == b"\xcd\xab"
 
 
 def test_view_and_pan_follow_the_offset():
@@ -64,21 +64,21 @@ def test_view_and_pan_follow_the_offset():
     "x, y, error",
     [(0, 33, ValueError), (-1, 0, ValueError), (1, 0, ValueError)],
 )
-def test_pan_outside_virtual_screen_is_refused(x, y, error):
+def test_pan_outside_virtual_screen_is_refused(x, y, error, open_virtual):
     """Pan offsets that put the page outside the virtual screen raise without panning."""
-    with fbgfx.open("virtual:32x16:XRGB8888:vh=48") as fb:
-        with pytest.raises(error):
-            fb.pan(x, y)
-        assert (fb.var.xoffset, fb.var.yoffset) == (0, 0)
+    fb = open_virtual("32x16:XRGB8888:vh=48")
+    with pytest.raises(error):
+        fb.pan(x, y)
+    assert (fb.var.xoffset, fb.var.yoffset) == (0, 0)
 
 
-def test_pan_on_driver_that_cannot():
+def test_pan_on_driver_that_cannot(open_virtual):
     """A driver with pan step 0 reports can_pan False and pan() raises EINVAL."""
-    with fbgfx.open("virtual:32x16:XRGB8888:vh=48:pan=0") as fb:
-        assert not fb.can_pan
-        with pytest.raises(FramebufferError) as e:
-            fb.pan(0, 16)
-        assert e.value.errno == errno.EINVAL
+    fb = open_virtual("32x16:XRGB8888:vh=48:pan=0")
+    assert not fb.can_pan
+    with pytest.raises(FramebufferError) as e:
+        fb.pan(0, 16)
+    assert e.value.errno == errno.EINVAL
 
 
 def test_palette_round_trip_and_restore():
@@ -99,13 +99,13 @@ def test_palette_round_trip_and_restore():
     "colors, start, words",
     [(np.zeros((4,), np.uint8), 0, "shape"), (np.zeros((2, 3), int) + 300, 0, "0..255"), (np.zeros((2, 3)), 255, "outside")],
 )
-def test_bad_palettes_raise(colors, start, words):
+def test_bad_palettes_raise(colors, start, words, open_virtual):
     """Wrong shapes, values and ranges are ValueErrors and change nothing."""
-    with fbgfx.open("virtual:8x2:C8") as fb:
-        before = fb.get_palette()
-        with pytest.raises(ValueError, match=words):
-            fb.set_palette(colors, start)
-        assert fb.get_palette().tolist() == before.tolist()
+    fb = open_virtual("8x2:C8")
+    before = fb.get_palette()
+    with pytest.raises(ValueError, match=words):
+        fb.set_palette(colors, start)
+    assert fb.get_palette().tolist() == before.tolist()
 
 
 def test_set_mode_changes_geometry_and_close_restores():
@@ -123,13 +123,13 @@ def test_set_mode_changes_geometry_and_close_restores():
 
 
 @pytest.mark.parametrize("name", ["XRGB8888", "RGB888", "RGB565", "C8", "R4"])
-def test_set_mode_each_depth(name):
+def test_set_mode_each_depth(name, open_virtual):
     """Every depth a driver offers can be set, at an odd width."""
     fmt = fbgfx.FORMATS[name]
-    with fbgfx.open("virtual:64x64:XRGB8888:memory=100000") as fb:
-        fb.set_mode(width=33, height=20, bpp=fmt.bpp)
-        assert fb.format.bpp == fmt.bpp and fb.width == 33
-        assert fb.stride == vfb_stride(33, fmt.bpp)
+    fb = open_virtual("64x64:XRGB8888:memory=100000")
+    fb.set_mode(width=33, height=20, bpp=fmt.bpp)
+    assert fb.format.bpp == fmt.bpp and fb.width == 33
+    assert fb.stride == vfb_stride(33, fmt.bpp)
 
 
 def test_pan_then_mode_change_restores_both():
@@ -143,68 +143,68 @@ def test_pan_then_mode_change_restores_both():
     assert (var.bits_per_pixel, var.yoffset, var.yres_virtual) == (32, 0, 32)
 
 
-def test_refused_mode_changes_nothing():
+def test_refused_mode_changes_nothing(open_virtual):
     """A driver that refuses (DRM emulation) raises ModeError with errno; mode and picture stay."""
-    with fbgfx.open("virtual:64x48:XRGB8888:modes=refuse") as fb:
-        fb.pixels[...] = 0x00FF00
-        before = (fb.var, fb.fix, fb.memory.tobytes())
-        with pytest.raises(ModeError) as e:
-            fb.set_mode(width=32, height=24)
-        assert e.value.errno == errno.EINVAL
-        assert e.value.requested["xres"] == 32
-        assert "32x24" in str(e.value)
-        assert (fb.var, fb.fix, fb.memory.tobytes()) == before
+    fb = open_virtual("64x48:XRGB8888:modes=refuse")
+    fb.pixels[...] = 0x00FF00
+    before = (fb.var, fb.fix, fb.memory.tobytes())
+    with pytest.raises(ModeError) as e:
+        fb.set_mode(width=32, height=24)
+    assert e.value.errno == errno.EINVAL
+    assert e.value.requested["xres"] == 32
+    assert "32x24" in str(e.value)
+    assert (fb.var, fb.fix, fb.memory.tobytes()) == before
 
 
-def test_mode_too_big_for_memory_is_enomem():
+def test_mode_too_big_for_memory_is_enomem(open_virtual):
     """A mode that needs more video memory than the device has fails with ENOMEM."""
-    with fbgfx.open("virtual:64x48:RGB565") as fb:
-        with pytest.raises(ModeError) as e:
-            fb.set_mode(width=640, height=480, bpp=32)
-        assert e.value.errno == errno.ENOMEM
-        assert fb.format.name == "RGB565" and fb.width == 64
+    fb = open_virtual("64x48:RGB565")
+    with pytest.raises(ModeError) as e:
+        fb.set_mode(width=640, height=480, bpp=32)
+    assert e.value.errno == errno.ENOMEM
+    assert fb.format.name == "RGB565" and fb.width == 64
 
 
-def test_silently_ignored_mode_counts_as_refused():
+def test_silently_ignored_mode_counts_as_refused(open_virtual):
     """A mode accepted into var but not shown (bochs DRM) raises ModeError and the original var is back."""
-    with fbgfx.open("virtual:128x80:XRGB8888:modes=ignore") as fb:
-        before = fb.var
-        with pytest.raises(ModeError, match="100x60"):
-            fb.set_mode(width=100, height=60)
-        assert fb.var == before
-        assert fb.device.get_var() == before
+    fb = open_virtual("128x80:XRGB8888:modes=ignore")
+    before = fb.var
+    with pytest.raises(ModeError, match="100x60"):
+        fb.set_mode(width=100, height=60)
+    assert fb.var == before
+    assert fb.device.get_var() == before
 
 
-def test_same_mode_is_a_no_op():
+def test_same_mode_is_a_no_op(open_virtual):
     """Asking for the current mode touches nothing and leaves nothing to restore."""
-    with fbgfx.open("virtual:64x48:RGB565:modes=refuse") as fb:
-        fb.set_mode(width=64, height=48, bpp=16)
-        assert fb.var.xres == 64
+    fb = open_virtual("64x48:RGB565:modes=refuse")
+    fb.set_mode(width=64, height=48, bpp=16)
+    assert fb.var.xres == 64
 
 
 @pytest.mark.parametrize("kwargs", [{"width": 0}, {"bpp": -16}, {"height": 1.5}, {"width": True},
                                     {"width": 64, "virtual_width": 32}])
-def test_bad_mode_arguments_raise_value_error(kwargs):
+def test_bad_mode_arguments_raise_value_error(kwargs, open_virtual):
     """Non-positive, non-integer or inconsistent sizes are ValueErrors before any ioctl."""
-    with fbgfx.open("virtual:64x48:RGB565") as fb:
-        with pytest.raises(ValueError):
-            fb.set_mode(**kwargs)
+    fb = open_virtual("64x48:RGB565")
+    with pytest.raises(ValueError):
+        fb.set_mode(**kwargs)
 
 
-def test_refresh_picks_up_changes_made_elsewhere():
+def test_refresh_picks_up_changes_made_elsewhere(open_virtual):
     """refresh() re-reads var/fix when another program changed the mode."""
-    with fbgfx.open("virtual:64x48:XRGB8888") as fb:
-        assert not fb.refresh()
-        fb.device.put_var(fb.var.replace(bits_per_pixel=16))
-        assert fb.refresh()
-        assert fb.format.name == "RGB565" and fb.pixels.dtype == np.uint16
+    fb = open_virtual("64x48:XRGB8888")
+    assert not fb.refresh()
+    fb.device.put_var(fb.var.replace(bits_per_pixel=16))
+    assert fb.refresh()
+    assert fb.format.name == "RGB565" and fb.pixels.dtype == np.uint16
 
 
-def test_blank_and_vsync_capabilities():
+def test_blank_and_vsync_capabilities(open_virtual):
     """Drivers without blank or vsync answer False; with them, True, and close() unblanks."""
-    with fbgfx.open("virtual:16x16") as fb:
-        assert fb.blank() is False
-        assert fb.wait_for_vsync() is False
+    plain = open_virtual("16x16")
+    assert plain.blank() is False
+    assert plain.wait_for_vsync() is False
     fb = fbgfx.open("virtual:16x16:blank=1:vsync=1")
     assert fb.blank("powerdown") is True
     assert fb.device.blanked == 4
@@ -213,7 +213,7 @@ def test_blank_and_vsync_capabilities():
     fb.close()
     assert device.blanked == 0
     with pytest.raises(ValueError):
-        fbgfx.open("virtual:16x16:blank=1").blank("sideways")
+        open_virtual("16x16:blank=1").blank("sideways")
 
 
 def test_close_twice_and_use_after_close():
@@ -227,13 +227,13 @@ def test_close_twice_and_use_after_close():
     assert e.value.errno == errno.EBADF
 
 
-def test_file_backed_virtual_framebuffer_is_shared(tmp_path):
+def test_file_backed_virtual_framebuffer_is_shared(tmp_path, open_virtual):
     """A file-backed virtual fb shows the same pixels to a second opener (another process's view)."""
     path = tmp_path / "fb.raw"
-    with fbgfx.open(f"virtual:16x8:RGB565:file={path}") as fb:
-        fb.pixels[3, 4] = 0x1234
-        raw = np.fromfile(path, np.uint16)
-        assert raw[3 * 16 + 4] == 0x1234
+    fb = open_virtual(f"16x8:RGB565:file={path}")
+    fb.pixels[3, 4] = 0x1234
+    raw = np.fromfile(path, np.uint16)
+    assert raw[3 * 16 + 4] == 0x1234
 
 
 def test_file_backed_device_shares_mode_pan_and_palette(tmp_path):
@@ -255,14 +255,14 @@ def test_file_backed_device_shares_mode_pan_and_palette(tmp_path):
         assert (other.size, other.format.name) == ((16, 8), "C8")  # the device as it is, whatever the spec says
 
 
-def test_var_and_fix_use_kernel_names():
+def test_var_and_fix_use_kernel_names(open_virtual):
     """var and fix are frozen dataclasses with the kernel's field names."""
-    with fbgfx.open("virtual:800x480:RGB565") as fb:
-        assert (fb.var.xres, fb.var.yres, fb.var.bits_per_pixel) == (800, 480, 16)
-        assert (fb.var.red.offset, fb.var.red.length) == (11, 5)
-        assert fb.fix.line_length == 1600 and fb.fix.smem_len >= 1600 * 480
-        with pytest.raises(AttributeError):
-            fb.var.xres = 1  # type: ignore[misc]
+    fb = open_virtual("800x480:RGB565")
+    assert (fb.var.xres, fb.var.yres, fb.var.bits_per_pixel) == (800, 480, 16)
+    assert (fb.var.red.offset, fb.var.red.length) == (11, 5)
+    assert fb.fix.line_length == 1600 and fb.fix.smem_len >= 1600 * 480
+    with pytest.raises(AttributeError):
+        fb.var.xres = 1  # type: ignore[misc]
 
 
 @pytest.mark.parametrize("spec, words", [
@@ -296,7 +296,8 @@ def test_open_resolves_paths(monkeypatch):
         fbgfx.open()
     assert seen == ["/dev/fb0", "/dev/fb3", "/dev/fb4", "/dev/fb5", "/dev/fb6"]
     monkeypatch.setenv("FRAMEBUFFER", "virtual:10x10:RGB565")
-    assert fbgfx.open().format.name == "RGB565"
+    with fbgfx.open() as fb:
+        assert fb.format.name == "RGB565"
 
 
 def test_missing_device_lists_what_exists():
