@@ -120,12 +120,12 @@ def test_list_modes_combines_sysfs_and_fb_modes(tmp_path):
     ]
 
 
-def test_framebuffer_modes_of_virtual_device():
+def test_framebuffer_modes_of_virtual_device(open_virtual):
     """fb.modes() of a virtual device lists its modelist, or its starting mode by default."""
-    with fbgfx.open("virtual:64x48:RGB565:modelist=640x480-8,800x600-16@1200") as fb:
-        assert [str(m) for m in fb.modes()] == ["640x480-8", "800x600-16@1200"]
-    with fbgfx.open("virtual:64x48:RGB565") as fb:
-        assert [str(m) for m in fb.modes()] == ["64x48-16"]
+    listed = open_virtual("64x48:RGB565:modelist=640x480-8,800x600-16@1200")
+    assert [str(m) for m in listed.modes()] == ["640x480-8", "800x600-16@1200"]
+    plain = open_virtual("64x48:RGB565")
+    assert [str(m) for m in plain.modes()] == ["64x48-16"]
 
 
 def test_set_mode_takes_a_mode_string():
@@ -142,26 +142,26 @@ def test_set_mode_takes_a_mode_string():
     assert (var.xres, var.yres, var.bits_per_pixel, var.yres_virtual) == (64, 48, 32, 48)
 
 
-def test_test_mode_takes_a_mode_string():
+def test_test_mode_takes_a_mode_string(open_virtual):
     """test_mode('WxH-BPP') answers without changing anything."""
-    with fbgfx.open("virtual:64x48:XRGB8888:memory=65536") as fb:
-        var = fb.test_mode("32x24-16")
-        assert (var.xres, var.bits_per_pixel) == (32, 16)
-        assert (fb.var.xres, fb.var.bits_per_pixel) == (64, 32)
+    fb = open_virtual("64x48:XRGB8888:memory=65536")
+    var = fb.test_mode("32x24-16")
+    assert (var.xres, var.bits_per_pixel) == (32, 16)
+    assert (fb.var.xres, fb.var.bits_per_pixel) == (64, 32)
 
 
-def test_set_mode_string_refused():
+def test_set_mode_string_refused(open_virtual):
     """A refused mode string raises ModeError and leaves the mode as it was."""
-    with fbgfx.open("virtual:64x48:RGB565:modes=refuse") as fb:
-        with pytest.raises(ModeError):
-            fb.set_mode("32x24-16")
-        assert (fb.width, fb.height) == (64, 48)
+    fb = open_virtual("64x48:RGB565:modes=refuse")
+    with pytest.raises(ModeError):
+        fb.set_mode("32x24-16")
+    assert (fb.width, fb.height) == (64, 48)
 
 
-def test_set_mode_string_with_height_is_an_error():
+def test_set_mode_string_with_height_is_an_error(open_virtual):
     """A mode string and an explicit height together are ambiguous: ValueError."""
-    with fbgfx.open("virtual:64x48") as fb:
-        with pytest.raises(ValueError, match="either"):
-            fb.set_mode("32x24", 24)
-        with pytest.raises(ValueError, match="bad mode"):
-            fb.set_mode("32by24")
+    fb = open_virtual("64x48")
+    with pytest.raises(ValueError, match="either"):
+        fb.set_mode("32x24", 24)
+    with pytest.raises(ValueError, match="bad mode"):
+        fb.set_mode("32by24")
