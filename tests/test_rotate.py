@@ -56,91 +56,91 @@ def reference(fmt: str, width: int, height: int, steps: int) -> Image.Image:
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("buffering", BUFFERINGS)
 @pytest.mark.parametrize("rotate", ROTATIONS)
-def test_frames_appear_turned(fmt, buffering, rotate):
+def test_frames_appear_turned(fmt, buffering, rotate, open_virtual):
     """Frames drawn (and a second, incremental one) show on the panel as Pillow's transpose of the unturned picture."""
     panel_w, panel_h = 61, 44  # odd sizes: packed bytes and partial tiles at the edges
-    with fbgfx.open(f"virtual:{panel_w}x{panel_h}:{fmt}") as fb:
-        with fb.screen(buffering, rotate=rotate) as screen:
-            assert screen.buffering == buffering and screen.rotate == rotate
-            w, h = screen.width, screen.height
-            assert (w, h) == ((panel_h, panel_w) if rotate in (90, 270) else (panel_w, panel_h))
-            for step in range(2):
-                with screen.frame() as s:
-                    assert s.size == (w, h)
-                    draw_scene(s, step)
-                want = turned(reference(fmt, w, h, step + 1), rotate)
-                assert (np.asarray(fb.snapshot()) == want).all(), f"frame {step}"
+    fb = open_virtual(f"{panel_w}x{panel_h}:{fmt}")
+    with fb.screen(buffering, rotate=rotate) as screen:
+        assert screen.buffering == buffering and screen.rotate == rotate
+        w, h = screen.width, screen.height
+        assert (w, h) == ((panel_h, panel_w) if rotate in (90, 270) else (panel_w, panel_h))
+        for step in range(2):
+            with screen.frame() as s:
+                assert s.size == (w, h)
+                draw_scene(s, step)
+            want = turned(reference(fmt, w, h, step + 1), rotate)
+            assert (np.asarray(fb.snapshot()) == want).all(), f"frame {step}"
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("buffering", BUFFERINGS)
 @pytest.mark.parametrize("rotate", ROTATIONS)
-def test_present_appears_turned(fmt, buffering, rotate):
+def test_present_appears_turned(fmt, buffering, rotate, open_virtual):
     """present() of a logical-size picture (array and Pillow image) shows it turned, converted exactly as unturned."""
     rng = np.random.default_rng(rotate)
-    with fbgfx.open(f"virtual:61x44:{fmt}") as fb:
-        with fb.screen(buffering, rotate=rotate) as screen:
-            image = rng.integers(0, 256, (screen.height, screen.width, 3), dtype=np.uint8)
-            for picture in (image, Image.fromarray(image[::-1].copy())):
-                screen.present(picture)
-                fmt_, pal = fb.format, fb.palette
-                logical = fmt_.unpack(fmt_.pack(np.asarray(picture), pal), pal)
-                assert (np.asarray(fb.snapshot()) == turned(Image.fromarray(logical), rotate)).all()
-            # drawing after present() builds on the presented picture, still turned
-            with screen.frame() as s:
-                s.rectangle((2, 2, 6, 6), fill="white")
-            logical[2:7, 2:7] = fmt_.unpack(fmt_.pack(np.array([255, 255, 255], np.uint8), pal), pal)
+    fb = open_virtual(f"61x44:{fmt}")
+    with fb.screen(buffering, rotate=rotate) as screen:
+        image = rng.integers(0, 256, (screen.height, screen.width, 3), dtype=np.uint8)
+        for picture in (image, Image.fromarray(image[::-1].copy())):
+            screen.present(picture)
+            fmt_, pal = fb.format, fb.palette
+            logical = fmt_.unpack(fmt_.pack(np.asarray(picture), pal), pal)
             assert (np.asarray(fb.snapshot()) == turned(Image.fromarray(logical), rotate)).all()
+        # drawing after present() builds on the presented picture, still turned
+        with screen.frame() as s:
+            s.rectangle((2, 2, 6, 6), fill="white")
+        logical[2:7, 2:7] = fmt_.unpack(fmt_.pack(np.array([255, 255, 255], np.uint8), pal), pal)
+        assert (np.asarray(fb.snapshot()) == turned(Image.fromarray(logical), rotate)).all()
 
 
 @pytest.mark.parametrize("rotate", ROTATIONS)
-def test_present_smaller_picture_is_placed_in_logical_coordinates(rotate):
+def test_present_smaller_picture_is_placed_in_logical_coordinates(rotate, open_virtual):
     """A picture smaller than the screen is centred on the logical screen, with the background around it."""
-    with fbgfx.open("virtual:64x48:RGB565") as fb:
-        with fb.screen(rotate=rotate) as screen:
-            w, h = screen.width, screen.height
-            picture = np.full((10, 20, 3), 255, np.uint8)
-            screen.present(picture, fit="center", background="blue")
-            logical = np.zeros((h, w, 3), np.uint8)
-            logical[..., 2] = 255
-            x, y = (w - 20) // 2, (h - 10) // 2
-            logical[y : y + 10, x : x + 20] = 255
-            assert (np.asarray(fb.snapshot()) == turned(Image.fromarray(logical), rotate)).all()
+    fb = open_virtual("64x48:RGB565")
+    with fb.screen(rotate=rotate) as screen:
+        w, h = screen.width, screen.height
+        picture = np.full((10, 20, 3), 255, np.uint8)
+        screen.present(picture, fit="center", background="blue")
+        logical = np.zeros((h, w, 3), np.uint8)
+        logical[..., 2] = 255
+        x, y = (w - 20) // 2, (h - 10) // 2
+        logical[y : y + 10, x : x + 20] = 255
+        assert (np.asarray(fb.snapshot()) == turned(Image.fromarray(logical), rotate)).all()
 
 
 @pytest.mark.parametrize("buffering", ["flip", "copy"])
 @pytest.mark.parametrize("rotate", ROTATIONS)
-def test_clear_and_discard_turned(buffering, rotate):
+def test_clear_and_discard_turned(buffering, rotate, open_virtual):
     """clear=True and a discarded frame behave as unturned: the panel shows the logical picture turned."""
-    with fbgfx.open("virtual:40x30:XRGB8888") as fb:
-        with fb.screen(buffering, clear=True, rotate=rotate) as screen:
+    fb = open_virtual("40x30:XRGB8888")
+    with fb.screen(buffering, clear=True, rotate=rotate) as screen:
+        with screen.frame() as s:
+            s.rectangle((0, 0, 4, 2), fill="red")
+        with pytest.raises(RuntimeError):
             with screen.frame() as s:
-                s.rectangle((0, 0, 4, 2), fill="red")
-            with pytest.raises(RuntimeError):
-                with screen.frame() as s:
-                    s.clear("white")
-                    raise RuntimeError
-            logical = np.zeros((screen.height, screen.width, 3), np.uint8)
-            logical[0:3, 0:5] = (255, 0, 0)
-            assert (np.asarray(fb.snapshot()) == turned(Image.fromarray(logical), rotate)).all()
-            with screen.frame() as s:
-                s.point((1, 1), fill="lime")
-            logical[...] = 0
-            logical[1, 1] = (0, 255, 0)
-            assert (np.asarray(fb.snapshot()) == turned(Image.fromarray(logical), rotate)).all()
+                s.clear("white")
+                raise RuntimeError
+        logical = np.zeros((screen.height, screen.width, 3), np.uint8)
+        logical[0:3, 0:5] = (255, 0, 0)
+        assert (np.asarray(fb.snapshot()) == turned(Image.fromarray(logical), rotate)).all()
+        with screen.frame() as s:
+            s.point((1, 1), fill="lime")
+        logical[...] = 0
+        logical[1, 1] = (0, 255, 0)
+        assert (np.asarray(fb.snapshot()) == turned(Image.fromarray(logical), rotate)).all()
 
 
 @pytest.mark.parametrize("rotate", ROTATIONS)
-def test_mark_dirty_turned(rotate):
+def test_mark_dirty_turned(rotate, open_virtual):
     """Writes into surface.array (logical) reach the panel turned after mark_dirty()."""
-    with fbgfx.open("virtual:32x16:RGB565:pan=0") as fb:
-        with fb.screen(rotate=rotate) as screen:
-            screen.surface.array[1:3, 4:6] = 0xFFFF
-            screen.mark_dirty((4, 1, 6, 3))
-            screen.flip()
-            logical = np.zeros((screen.height, screen.width, 3), np.uint8)
-            logical[1:3, 4:6] = 255
-            assert (np.asarray(fb.snapshot()) == turned(Image.fromarray(logical), rotate)).all()
+    fb = open_virtual("32x16:RGB565:pan=0")
+    with fb.screen(rotate=rotate) as screen:
+        screen.surface.array[1:3, 4:6] = 0xFFFF
+        screen.mark_dirty((4, 1, 6, 3))
+        screen.flip()
+        logical = np.zeros((screen.height, screen.width, 3), np.uint8)
+        logical[1:3, 4:6] = 255
+        assert (np.asarray(fb.snapshot()) == turned(Image.fromarray(logical), rotate)).all()
 
 
 # -- only what changed is written ------------------------------------------------------------------
@@ -148,82 +148,82 @@ def test_mark_dirty_turned(rotate):
 
 @pytest.mark.parametrize("fmt", ["XRGB8888", "RGB565", "RGB888", "C8"])
 @pytest.mark.parametrize("rotate", ROTATIONS)
-def test_small_change_writes_only_its_turned_rectangle(fmt, rotate):
+def test_small_change_writes_only_its_turned_rectangle(fmt, rotate, open_virtual):
     """A 32x32 drawing rewrites exactly its turned 32x32 place on the panel, nothing else."""
-    with fbgfx.open(f"virtual:200x120:{fmt}:pan=0") as fb:
-        with fb.screen("copy", rotate=rotate) as screen:
-            with screen.frame() as s:
-                s.clear("black")
-            page = fb.pixels
-            sentinel = np.array([0x56, 0x34, 0x12], np.uint8) if fmt == "RGB888" else 0x77
-            page[...] = sentinel
-            with screen.frame() as s:
-                s.rectangle((10, 20, 41, 51), fill="white")
-            changed = (page != sentinel).any(axis=-1) if fmt == "RGB888" else page != sentinel
-            rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
-            x0, y0, x1, y1 = screen._back.transfer.to_page(10, 20, 42, 52)
-            assert rows.tolist() == list(range(y0, y1)) and cols.tolist() == list(range(x0, x1))
-            assert changed.sum() == 32 * 32
+    fb = open_virtual(f"200x120:{fmt}:pan=0")
+    with fb.screen("copy", rotate=rotate) as screen:
+        with screen.frame() as s:
+            s.clear("black")
+        page = fb.pixels
+        sentinel = np.array([0x56, 0x34, 0x12], np.uint8) if fmt == "RGB888" else 0x77
+        page[...] = sentinel
+        with screen.frame() as s:
+            s.rectangle((10, 20, 41, 51), fill="white")
+        changed = (page != sentinel).any(axis=-1) if fmt == "RGB888" else page != sentinel
+        rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
+        x0, y0, x1, y1 = screen._back.transfer.to_page(10, 20, 42, 52)
+        assert rows.tolist() == list(range(y0, y1)) and cols.tolist() == list(range(x0, x1))
+        assert changed.sum() == 32 * 32
 
 
-def test_packed_turned_change_rewrites_whole_bytes_only():
+def test_packed_turned_change_rewrites_whole_bytes_only(open_virtual):
     """1 bpp turned: a small change rewrites only the bytes holding its turned pixels."""
-    with fbgfx.open("virtual:64x40:R1:pan=0") as fb:
-        with fb.screen(rotate=90) as screen:
-            with screen.frame() as s:
-                s.clear("black")
-            fb.pixels[...] = 0x5A
-            with screen.frame() as s:
-                s.point((3, 20), fill="white")  # panel pixel (64 - 1 - 20, 3) = (43, 3): byte 5 of row 3
-            changed = np.argwhere(fb.pixels != 0x5A).tolist()
-            assert changed == [[3, 5]]
-            assert fb.pixels[3, 5] == 0b00010000
+    fb = open_virtual("64x40:R1:pan=0")
+    with fb.screen(rotate=90) as screen:
+        with screen.frame() as s:
+            s.clear("black")
+        fb.pixels[...] = 0x5A
+        with screen.frame() as s:
+            s.point((3, 20), fill="white")  # panel pixel (64 - 1 - 20, 3) = (43, 3): byte 5 of row 3
+        changed = np.argwhere(fb.pixels != 0x5A).tolist()
+        assert changed == [[3, 5]]
+        assert fb.pixels[3, 5] == 0b00010000
 
 
 # -- choosing the rotation -------------------------------------------------------------------------
 
 
-def test_rotate_from_environment(monkeypatch):
+def test_rotate_from_environment(monkeypatch, open_virtual):
     """$FBGFX_ROTATE sets the default rotation; an explicit rotate= wins."""
     monkeypatch.setenv("FBGFX_ROTATE", "270")
-    with fbgfx.open("virtual:64x48") as fb:
-        with fb.screen() as screen:
-            assert screen.rotate == 270 and screen.size == (48, 64)
-        with fb.screen(rotate=0) as screen:
-            assert screen.rotate == 0 and screen.size == (64, 48)
+    fb = open_virtual("64x48")
+    with fb.screen() as screen:
+        assert screen.rotate == 270 and screen.size == (48, 64)
+    with fb.screen(rotate=0) as screen:
+        assert screen.rotate == 0 and screen.size == (64, 48)
 
 
 @pytest.mark.parametrize("bad", [45, -90, 360, "90", 90.0, True])
-def test_bad_rotate_is_a_value_error_and_changes_nothing(bad):
+def test_bad_rotate_is_a_value_error_and_changes_nothing(bad, open_virtual):
     """rotate other than 0/90/180/270 raises ValueError before anything on the device changes."""
-    with fbgfx.open("virtual:64x48") as fb:
-        before = fb.var
-        with pytest.raises(ValueError, match="rotate"):
-            fb.screen(rotate=bad)
-        assert fb.var == before
+    fb = open_virtual("64x48")
+    before = fb.var
+    with pytest.raises(ValueError, match="rotate"):
+        fb.screen(rotate=bad)
+    assert fb.var == before
 
 
-def test_bad_rotate_in_environment_names_the_variable(monkeypatch):
+def test_bad_rotate_in_environment_names_the_variable(monkeypatch, open_virtual):
     """A bad $FBGFX_ROTATE is a ValueError naming the variable."""
     monkeypatch.setenv("FBGFX_ROTATE", "sideways")
-    with fbgfx.open("virtual:64x48") as fb:
-        with pytest.raises(ValueError, match="FBGFX_ROTATE"):
-            fb.screen()
+    fb = open_virtual("64x48")
+    with pytest.raises(ValueError, match="FBGFX_ROTATE"):
+        fb.screen()
 
 
-def test_flip_close_keeps_turned_frame_on_screen():
+def test_flip_close_keeps_turned_frame_on_screen(open_virtual):
     """Closing a turned page-flipping Screen pans back and keeps the last (turned) frame shown."""
-    with fbgfx.open("virtual:40x30:RGB565") as fb:
-        screen = fb.screen("flip", rotate=90)
-        for color in ("red", "lime"):
-            with screen.frame() as s:
-                s.clear(color)
-                s.point((0, 0), fill="blue")
-        shown = np.asarray(fb.snapshot()).copy()
-        screen.close()
-        assert fb.var.yoffset == 0
-        assert (np.asarray(fb.snapshot()) == shown).all()
-        assert shown[0, 39].tolist() == [0, 0, 255]  # logical top-left: the panel's top-right
+    fb = open_virtual("40x30:RGB565")
+    screen = fb.screen("flip", rotate=90)
+    for color in ("red", "lime"):
+        with screen.frame() as s:
+            s.clear(color)
+            s.point((0, 0), fill="blue")
+    shown = np.asarray(fb.snapshot()).copy()
+    screen.close()
+    assert fb.var.yoffset == 0
+    assert (np.asarray(fb.snapshot()) == shown).all()
+    assert shown[0, 39].tolist() == [0, 0, 255]  # logical top-left: the panel's top-right
 
 
 # -- the C kernels -----------------------------------------------------------------------------
