@@ -252,11 +252,10 @@ def test_single_touch_calibration_from_the_environment(monkeypatch):
     assert short(replay(ADS7846, panel(480, 320)))[0] == ("down", 128, 78, 0)
 
 
-def test_tablet_on_a_framebuffer():
+def test_tablet_on_a_framebuffer(open_virtual):
     """An absolute pointer: BTN_LEFT is the touch, hovering and other buttons give
     nothing; a Framebuffer as the screen maps onto its size, unrotated."""
-    with fbgfx.open("virtual:1280x800:XRGB8888") as fb:
-        events = replay(TABLET, fb)
+    events = replay(TABLET, open_virtual("1280x800:XRGB8888"))
     assert short(events) == [("down", 640, 200, 0), ("move", 960, 600, 0), ("up", 0, 799, 0)]
 
 
@@ -293,10 +292,11 @@ def test_screen_rotation_is_followed_while_reading():
 
 
 @pytest.mark.parametrize("rotate", [0, 90, 180, 270])
-def test_real_screen_rotated(rotate):
+def test_real_screen_rotated(rotate, open_virtual):
     """A Screen's rotate and its framebuffer's size make the mapping: events land on
     the logical pixel whose drawing shows on the panel where the tablet was touched."""
-    with fbgfx.open("virtual:1280x800:XRGB8888") as fb, fb.screen(rotate=rotate, buffering="single") as screen:
+    fb = open_virtual("1280x800:XRGB8888")
+    with fb.screen(rotate=rotate, buffering="single") as screen:
         down = replay(TABLET, screen)[0]
         assert (screen.width, screen.height) == TouchMapping((0, 0), (0, 0), (1280, 800), rotate).size
         with screen.frame() as s:
@@ -305,10 +305,11 @@ def test_real_screen_rotated(rotate):
         assert int((fb.pixels != 0).sum()) == 1
 
 
-def test_screen_rotation_from_the_environment(monkeypatch):
+def test_screen_rotation_from_the_environment(monkeypatch, open_virtual):
     """A Screen turned by $FBGFX_ROTATE turns the touches with it."""
     monkeypatch.setenv("FBGFX_ROTATE", "90")
-    with fbgfx.open("virtual:1280x800:XRGB8888") as fb, fb.screen() as screen:
+    fb = open_virtual("1280x800:XRGB8888")
+    with fb.screen() as screen:
         assert short(replay(TABLET, screen))[0] == ("down", 200, 639, 0)
 
 
