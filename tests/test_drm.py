@@ -97,10 +97,10 @@ def test_fbdev_only_fields_say_so(fb):
     assert fb.palette is None
 
 
-def test_fbdev_framebuffer_has_no_drm(tmp_path):
+def test_fbdev_framebuffer_has_no_drm(tmp_path, open_virtual):
     """fb.drm is None on a non-DRM device."""
-    with fbgfx.open("virtual:64x48") as vfb:
-        assert vfb.drm is None
+    vfb = open_virtual("64x48")
+    assert vfb.drm is None
 
 
 def test_pixels_are_the_buffer_on_screen(fb, card):
@@ -370,14 +370,14 @@ def test_screen_one_page_copies():
             fb.screen("flip", console=False)
 
 
-def test_fbdev_pan_not_shown_copies():
+def test_fbdev_pan_not_shown_copies(open_virtual):
     """On bochs' DRM fbdev emulation 'auto' copies (its pan is not shown); 'flip' says so."""
-    with fbgfx.open("virtual:320x200:XRGB8888:vh=400:id=bochs-drmdrmfb") as vfb:
-        assert vfb.can_pan
-        with vfb.screen(console=False) as screen:
-            assert screen.buffering == "copy"
-        with pytest.raises(fbgfx.FramebufferError, match="drm:"):
-            vfb.screen("flip", console=False)
+    vfb = open_virtual("320x200:XRGB8888:vh=400:id=bochs-drmdrmfb")
+    assert vfb.can_pan
+    with vfb.screen(console=False) as screen:
+        assert screen.buffering == "copy"
+    with pytest.raises(fbgfx.FramebufferError, match="drm:"):
+        vfb.screen("flip", console=False)
 
 
 def test_open_without_any_display_says_so(monkeypatch):
