@@ -3,8 +3,9 @@
 Fixtures:
     open_virtual: opens virtual framebuffers and closes them when the test ends.
         ``fb = open_virtual("64x48:RGB565:pan=0")`` is ``fbgfx.open("virtual:64x48:RGB565:pan=0")``
-        (options as in :func:`fbgfx.virtual.parse_spec`; ``readonly=True`` passes
-        through). Tests that check what opening or closing itself does (file-backed
+        (options as in :func:`fbgfx.virtual.parse_spec`; a spec that already starts
+        with ``virtual:``, such as a module's constant also given to the CLI, is
+        taken as it is; ``readonly=True`` passes through). Tests that check what opening or closing itself does (file-backed
         devices shared between openers, read-only opens, errors from bad specs, state
         after ``close()``) open their devices explicitly instead.
 
@@ -40,8 +41,8 @@ def open_virtual() -> Iterator[OpenVirtual]:
     with contextlib.ExitStack() as opened:
 
         def open_(spec: str, *, readonly: bool = False) -> Framebuffer:
-            if spec.startswith("virtual"):
-                raise ValueError(f"give the spec without 'virtual:' ({spec!r})")
-            return opened.enter_context(fbgfx.open(f"virtual:{spec}", readonly=readonly))
+            if not spec.startswith("virtual:"):
+                spec = f"virtual:{spec}"
+            return opened.enter_context(fbgfx.open(spec, readonly=readonly))
 
         yield open_
