@@ -176,13 +176,13 @@ def test_mode_test_accepts_and_refuses(capsys):
     assert code == 2 and "refused" in one_error_line(err)
 
 
-def test_test_mode_changes_nothing():
+def test_test_mode_changes_nothing(open_virtual):
     """Framebuffer.test_mode leaves the mode alone and returns what the driver would set."""
-    with fbgfx.open(V565) as fb:
-        got = fb.test_mode(640, 480, 32)
-        assert (got.xres, got.bits_per_pixel) == (640, 32)
-        assert (fb.width, fb.format.name) == (800, "RGB565")
-        assert fb.device.get_var().bits_per_pixel == 16
+    fb = open_virtual(V565)
+    got = fb.test_mode(640, 480, 32)
+    assert (got.xres, got.bits_per_pixel) == (640, 32)
+    assert (fb.width, fb.format.name) == (800, "RGB565")
+    assert fb.device.get_var().bits_per_pixel == 16
 
 
 def test_keep_mode_survives_close():
