@@ -352,7 +352,7 @@ def test_show_huge_png_memory(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("fit", ["fit", "fill", "stretch"])
-def test_show_reduced_picture_looks_the_same(tmp_path: Path, capsys: Any, fit: str) -> None:
+def test_show_reduced_picture_looks_the_same(tmp_path: Path, capsys: Any, fit: str, open_virtual: Any) -> None:
     """A picture reduced while read shows the same quadrants as the full-size one would."""
     im = Image.new("RGB", (1603, 1201), (255, 0, 0))
     im.paste((0, 255, 0), (801, 0, 1603, 600))
@@ -362,17 +362,16 @@ def test_show_reduced_picture_looks_the_same(tmp_path: Path, capsys: Any, fit: s
     out = tmp_path / "o.png"
     code, _, err = run(capsys, "show", path, f"--{fit}", "--duration", "0", "--out", out, "-d", "virtual:160x120")
     assert code == 0, err
-    with fbgfx.open("virtual:160x120") as fb:
-        screen = fb.screen()
-        screen.present(im, fit=fit)
-        want = np.asarray(fb.snapshot())
+    fb = open_virtual("160x120")
+    fb.screen().present(im, fit=fit)
+    want = np.asarray(fb.snapshot())
     got = np.asarray(Image.open(out).convert("RGB"))
     assert near(got[30, 40], want[30, 40]) and near(got[30, 120], want[30, 120])
     assert near(got[90, 40], want[90, 40]) and near(got[90, 120], want[90, 120])
     assert np.abs(got.astype(int) - want.astype(int)).mean() < 3
 
 
-def test_show_center_of_a_huge_picture_is_exact(tmp_path: Path, capsys: Any) -> None:
+def test_show_center_of_a_huge_picture_is_exact(tmp_path: Path, capsys: Any, open_virtual: Any) -> None:
     """--center of a picture larger than the screen shows exactly the middle pixels, as present() does."""
     rng = np.random.default_rng(3)
     im = Image.fromarray(rng.integers(0, 256, (301, 403, 3), dtype=np.uint8))
@@ -383,9 +382,9 @@ def test_show_center_of_a_huge_picture_is_exact(tmp_path: Path, capsys: Any) -> 
         capsys, "show", path, "--center", "--duration", "0", "--out", out, "-d", "virtual:101x77:XRGB8888"
     )
     assert code == 0, err
-    with fbgfx.open("virtual:101x77:XRGB8888") as fb:
-        fb.screen().present(im, fit="center")
-        want = np.asarray(fb.snapshot())
+    fb = open_virtual("101x77:XRGB8888")
+    fb.screen().present(im, fit="center")
+    want = np.asarray(fb.snapshot())
     np.testing.assert_array_equal(np.asarray(Image.open(out).convert("RGB")), want)
 
 
