@@ -423,13 +423,13 @@ def test_bad_device_options_name_the_option(options, words):
     assert words in str(e.value)
 
 
-def test_valid_spec_options_still_work(tmp_path):
+def test_valid_spec_options_still_work(tmp_path, open_virtual):
     """The documented options keep working: stride, vh, align, pan=off, modes, memory, file."""
-    with fbgfx.open("virtual:10x10:RGB565:stride=32:vh=20:pan=off:modes=refuse:memory=1024") as fb:
-        assert (fb.stride, fb.var.yres_virtual, fb.fix.ypanstep, fb.fix.smem_len) == (32, 20, 0, 1024)
-    with fbgfx.open("virtual:10x10:C8:align=16:vsync=yes:blank=on") as fb:
-        assert fb.stride == 16 and fb.wait_for_vsync() and fb.blank()
-    assert np.all(fbgfx.open(spec_for(tmp_path / "fb.raw")).memory == 0)
+    fb = open_virtual("10x10:RGB565:stride=32:vh=20:pan=off:modes=refuse:memory=1024")
+    assert (fb.stride, fb.var.yres_virtual, fb.fix.ypanstep, fb.fix.smem_len) == (32, 20, 0, 1024)
+    fb = open_virtual("10x10:C8:align=16:vsync=yes:blank=on")
+    assert fb.stride == 16 and fb.wait_for_vsync() and fb.blank()
+    assert np.all(open_virtual(spec_for(tmp_path / "fb.raw")).memory == 0)
 
 
 # -- 6. two openers of one device: each restores only what it changed itself ------------------------
