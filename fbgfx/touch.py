@@ -536,15 +536,21 @@ class Touchscreen:
             try:
                 data = os.read(self._fd, _READ_SIZE)
             except BlockingIOError:
-                return
+                break
             except OSError as e:
                 raise _evdev.device_error(e.errno or errno.EIO, self.path, "reading touch events") from None
             if not data:
                 self._eof = True
-                return
+                break
             self._process(self._pending + data)
             if len(data) < _READ_SIZE:
-                return
+                break
+        if self._dropping and self._evdev_fd:
+            # Everything queued after the overflow has been read and skipped: the
+            # kernel's state now is newer than all of it. Take it as one frame.
+            self._dropping = False
+            self._resync()
+            self._tracker.report(self.mapping, time.monotonic(), self._queue)
 
     def _process(self, data: bytes) -> None:
         events, used = _evdev.decode(data)
@@ -553,14 +559,16 @@ class Touchscreen:
         for sec, usec, type_, code, value in events:
             if type_ == _evdev.EV_SYN:
                 if code == _evdev.SYN_DROPPED:
-                    # The kernel's buffer overflowed: what follows up to the next
-                    # SYN_REPORT is incomplete; then ask the kernel for its state.
+                    # The kernel's buffer overflowed and lost events. A device is
+                    # asked for its state once the rest of its queue is read (_fill);
+                    # a recording or pipe resumes at its next SYN_REPORT.
                     self._dropping = True
                 elif code == _evdev.SYN_REPORT:
-                    if self._dropping:
+                    if self._dropping and not self._evdev_fd:
                         self._dropping = False
-                        self._resync()
-                    tracker.report(self.mapping, sec + usec / 1e6, self._queue)
+                        continue
+                    if not self._dropping:
+                        tracker.report(self.mapping, sec + usec / 1e6, self._queue)
             elif not self._dropping:
                 tracker.event(type_, code, value)
 

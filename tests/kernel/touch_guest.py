@@ -156,6 +156,25 @@ def _cli_events() -> dict[str, Any]:
     return {"rc": proc.returncode, "header": header, "stdout": out, "stderr": err}
 
 
+def _overflow() -> dict[str, Any]:
+    """A press and 400 moves while nobody reads overflow the kernel's buffer
+    (SYN_DROPPED); then the release, then a tap."""
+    with fbgfx.touch.open() as ts:
+        ts.read(timeout=0)
+        host(do="burst", moves=400)
+        events = []
+        while True:
+            got = ts.read(timeout=3)
+            if not got:
+                break
+            events += [[e.type, e.x, e.y] for e in got]
+        host(do="release")
+        released = [[e.type, e.x, e.y] for e in ts.read(timeout=30)]
+        host(do="tap", x=TAP_0[0], y=TAP_0[1])
+        after = [[t, x, y] for t, x, y, *_ in events_until_up(ts)]
+    return {"events": events, "released": released, "after": after}
+
+
 def _checkout_env() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=str(REPO))  # this checkout's fbgfx, not an installed one
 
@@ -197,6 +216,7 @@ if __name__ == "__main__":
         ("paint_rotate_90", _paint),
         ("cli_list", _cli_list),
         ("cli_events", _cli_events),
+        ("overflow", _overflow),
         ("unplug", _unplug),  # last: the tablet is gone afterwards
     ]:
         run_step(name, fn)
