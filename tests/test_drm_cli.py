@@ -89,3 +89,18 @@ def test_mode_refused_on_drm_names_the_modes(capsys, card):
     code, _, err = run(capsys, "mode", "1000x700", "--test", "-d", "drm:card0")
     assert code == 2
     assert "its modes: 1280x800@60" in err and err.count("\n") == 1
+
+
+def test_info_on_drm_without_a_card_lists_every_card(capsys, monkeypatch, card):
+    """info -d drm: describes every card (--json: a list), connected or not."""
+    other = FakeCard(connected=False)
+    other.path = "/dev/dri/card1"
+    monkeypatch.setattr("fbgfx.cli._common.find_display", lambda: "/dev/dri/card0")
+    monkeypatch.setattr("fbgfx.cli.info.find_cards", lambda: ["/dev/dri/card0", "/dev/dri/card1"])
+    monkeypatch.setattr("fbgfx.cli.info.probe", lambda path: fake_probe(card if path.endswith("0") else other))
+    code, out, err = run(capsys, "info", "-d", "drm:")
+    assert code == 0, err
+    assert "/dev/dri/card0: driver fake-drm" in out and "/dev/dri/card1: driver fake-drm" in out
+    assert "connector Virtual-1 (disconnected)" in out
+    code, out, _ = run(capsys, "info", "--json", "-d", "drm:")
+    assert [c["path"] for c in json.loads(out)] == ["/dev/dri/card0", "/dev/dri/card1"]

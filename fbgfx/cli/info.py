@@ -7,8 +7,8 @@ import dataclasses
 import json
 from typing import Any
 
-from ..device import Framebuffer
-from ..drm import CardInfo, describe, probe
+from ..device import Framebuffer, resolve
+from ..drm import CardInfo, describe, find_cards, parse_spec, probe
 from ..modes import Timings
 from ..screeninfo import VISUAL_NAMES
 from ._common import Command, Context, drm_target, open_device
@@ -24,12 +24,18 @@ def run(args: argparse.Namespace, context: Context) -> int:
     """Print the description of ``--device``; opened read-only, so nothing changes.
 
     A ``drm:`` card is described without being opened as a display: its connectors
-    (connected or not) and their modes, what each CRTC shows, the planes' formats.
+    (connected or not) and their modes, what each CRTC shows, the planes' formats;
+    ``-d drm:`` with no card describes every card.
     """
     target = drm_target(args)
     if target is not None:
-        card = probe(target[0])
-        print(json.dumps(drm_info_dict(card), indent=2) if args.json else "\n".join(describe(card)))
+        named, _ = parse_spec(resolve(args.device))
+        cards = [probe(path) for path in ([target[0]] if named else find_cards() or [target[0]])]
+        if args.json:
+            data = [drm_info_dict(card) for card in cards]
+            print(json.dumps(data[0] if named else data, indent=2))
+        else:
+            print("\n".join(line for card in cards for line in describe(card)))
         return 0
     with open_device(args, readonly=True) as fb:
         print(json.dumps(info_dict(fb), indent=2) if args.json else info_text(fb))
