@@ -5,9 +5,10 @@ Fixtures:
         ``fb = open_virtual("64x48:RGB565:pan=0")`` is ``fbgfx.open("virtual:64x48:RGB565:pan=0")``
         (options as in :func:`fbgfx.virtual.parse_spec`; a spec that already starts
         with ``virtual:``, such as a module's constant also given to the CLI, is
-        taken as it is; ``readonly=True`` passes through). Tests that check what opening or closing itself does (file-backed
-        devices shared between openers, read-only opens, errors from bad specs, state
-        after ``close()``) open their devices explicitly instead.
+        taken as it is; ``readonly=True`` passes through). Tests that check what
+        opening or closing itself does (file-backed devices shared between openers or
+        with the CLI, read-only opens, errors from bad specs, state after ``close()``)
+        open their devices explicitly instead.
 
 Helpers (plain functions in ``tests/pillow_compare.py``, imported as
 ``from pillow_compare import ...``):
@@ -26,11 +27,11 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-# Before pillow_compare is first imported, so its asserts explain themselves as a test's do.
-pytest.register_assert_rewrite("pillow_compare")
+import fbgfx
+from fbgfx.device import Framebuffer
 
-import fbgfx  # noqa: E402 - after the rewrite hook, as pytest asks
-from fbgfx.device import Framebuffer  # noqa: E402
+# Before any test imports pillow_compare, so its asserts explain themselves as a test's do.
+pytest.register_assert_rewrite("pillow_compare")
 
 OpenVirtual = Callable[..., Framebuffer]
 

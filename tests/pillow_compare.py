@@ -37,14 +37,24 @@ def assert_same_pixels(got: Picture, want: Picture, *, against: str = "Pillow", 
         off = off.max(-1)
     wrong = np.argwhere(off > tolerance)
     if len(wrong):
-        raise AssertionError(f"{len(wrong)} pixels differ from {against} by more than {tolerance} "
-                             f"(at most {off.max()}), first at (y, x) {wrong[:5].tolist()}")
+        raise AssertionError(
+            f"{len(wrong)} pixels differ from {against} by more than {tolerance} "
+            f"(at most {off.max()}), first at (y, x) {wrong[:5].tolist()}"
+        )
 
 
-def assert_like_pillow(draw: Drawing, *, pillow: Drawing | None = None, fmt: str = "XRGB8888",
-                       size: tuple[int, int] = (64, 48), background: Any = (0, 0, 0), mode: str = "RGB",
-                       tolerance: int = 0, pillow_may_refuse: bool = False,
-                       must_draw: bool = False) -> np.ndarray | None:
+def assert_like_pillow(
+    draw: Drawing,
+    *,
+    pillow: Drawing | None = None,
+    fmt: str = "XRGB8888",
+    size: tuple[int, int] = (64, 48),
+    background: Any = (0, 0, 0),
+    mode: str = "RGB",
+    tolerance: int = 0,
+    pillow_may_refuse: bool = False,
+    must_draw: bool = False,
+) -> np.ndarray | None:
     """Run ``draw`` on a fresh Surface and on a Pillow RGB image of one colour; compare all pixels.
 
     Args:
