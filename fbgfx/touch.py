@@ -28,7 +28,7 @@ The calibration describes how the touch sensor sits on the panel, so one matrix 
 for every rotation. ``fbgfx touch --calibrate`` measures it.
 
 The input layer is read through fbgfx's own cffi module (``<linux/input.h>``, checked
-by the C compiler) rather than python-evdev: fbgfx needs five ioctls and one struct,
+by the C compiler) rather than python-evdev: fbgfx needs seven ioctls and one struct,
 whose time fields the compiler lays out right on every architecture (32-bit ARM with a
 64-bit ``time_t`` included), and Raspberry Pi OS users need no extra package.
 """

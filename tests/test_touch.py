@@ -11,6 +11,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import fbgfx
 from fbgfx import _evdev, _evemu, touch
@@ -548,3 +550,26 @@ def test_not_an_event_device(tmp_path):
     f.write_bytes(b"")
     with pytest.raises(fbgfx.TouchError, match="not an input event device"):
         touch.open(str(f))
+
+
+# -- properties ------------------------------------------------------------------------------
+
+_finite = st.floats(-3, 3, allow_nan=False)
+
+
+@given(
+    raw=st.tuples(st.integers(-100, 5000), st.integers(-100, 5000)),
+    lo=st.tuples(st.integers(-50, 50), st.integers(-50, 50)),
+    span=st.tuples(st.integers(0, 4095), st.integers(0, 4095)),
+    panel=st.tuples(st.integers(1, 2000), st.integers(1, 2000)),
+    rotate=st.sampled_from([0, 90, 180, 270]),
+    calibration=st.tuples(*[_finite] * 6),
+)
+def test_mapping_always_lands_in_the_screen(raw, lo, span, panel, rotate, calibration):
+    """Whatever the raw value, range, panel, rotation and matrix: a pixel inside the
+    logical screen, which to_panel takes back to the panel pixel it came from."""
+    m = TouchMapping((lo[0], lo[0] + span[0]), (lo[1], lo[1] + span[1]), panel, rotate, calibration)
+    x, y = m(*raw)
+    w, h = m.size
+    assert 0 <= x < w and 0 <= y < h
+    assert m.to_panel(x, y) == m.panel_pixel(*raw)
