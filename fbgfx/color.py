@@ -10,17 +10,19 @@ RGB565, an index in C8).
 from __future__ import annotations
 
 import decimal
+import functools
 import math
 import numbers
 from collections.abc import Sequence
-from typing import Any, NamedTuple, Union
+from typing import Any, Callable, NamedTuple, Union
 
 import numpy as np
 from PIL import ImageColor
 
-from .pixelformat import PixelFormat
+from ._ffi import ffi, lib
+from .pixelformat import PixelFormat, default_palette
 
-__all__ = ["ColorLike", "Ink", "parse_color", "resolve"]
+__all__ = ["ColorLike", "Ink", "Packer", "parse_color", "resolve"]
 
 #: A colour as users write it: a name or CSS string, an (r, g, b[, a]) sequence or array,
 #: or a native pixel value (an int).
@@ -107,13 +109,160 @@ def resolve(color: ColorLike, fmt: PixelFormat, palette: np.ndarray | None = Non
     Raises:
         ValueError, TypeError: As :func:`parse_color`, or an int that does not fit.
     """
-    if isinstance(color, numbers.Integral) and not isinstance(color, bool):
-        value = int(color)
-        if not 0 <= value < 1 << fmt.bpp:
-            raise ValueError(f"native pixel value {value:#x} does not fit in {fmt.name} ({fmt.bpp} bits)")
-        rgb = fmt.unpack_color(value, palette)
-        return Ink(value, (rgb[0], rgb[1], rgb[2], 255), OPAQUE)
-    rgba = parse_color(color)
-    value = fmt.pack_color(rgba[:3] + (255,), palette)
-    mode = OPAQUE if rgba[3] == 255 else SKIP if rgba[3] == 0 else BLEND
-    return Ink(value, rgba, mode)
+    packer = _packer(fmt) if palette is None else Packer(fmt, palette)
+    return packer.ink(color)
+
+
+@functools.lru_cache(maxsize=64)
+def _packer(fmt: PixelFormat) -> Packer:
+    return Packer(fmt)
+
+
+class Packer:
+    """Colours packed for one pixel format (and colour map) without NumPy.
+
+    A drawing call with a colour of its own must not pay for building arrays: the
+    shifts and masks of a direct-colour format are applied through three tables made
+    once, gray formats compute ITU-R 601 luma as :meth:`PixelFormat.pack` does, and
+    palette formats search the colour map in C (``native/color.c``). Every value equals
+    what :meth:`PixelFormat.pack_color` gives for the same colour.
+
+    Args:
+        fmt: The pixel format.
+        palette: For palette formats, the (n, 3) colour map; :func:`default_palette`
+            when None.
+    """
+
+    def __init__(self, fmt: PixelFormat, palette: np.ndarray | None = None) -> None:
+        self.format = fmt
+        self._bits = fmt.bpp
+        self._pal: np.ndarray | None = None
+        pack: Callable[[int, int, int], int]
+        if fmt.indexed:
+            pal = default_palette(fmt.bpp) if palette is None else np.asarray(palette, np.uint8)[:, :3]
+            self._pal = np.ascontiguousarray(pal)
+            self._pal_rows: list[tuple[int, int, int]] = [tuple(int(c) for c in row) for row in self._pal]  # type: ignore[misc]
+            ptr, n, nearest = ffi.from_buffer("uint8_t[]", self._pal), len(self._pal), lib.color_nearest
+
+            def pack(r: int, g: int, b: int) -> int:
+                return nearest(ptr, n, r, g, b)
+
+        elif fmt.gray:
+            shift, top, inverted = 8 - fmt.bpp, (1 << fmt.bpp) - 1, fmt.inverted
+
+            def pack(r: int, g: int, b: int) -> int:
+                level = ((r * 19595 + g * 38470 + b * 7471 + 0x8000) >> 16) >> shift
+                return top - level if inverted else level
+
+        else:
+            alpha = _field(255, fmt.transp.length, fmt.transp.offset) if fmt.transp.length else 0
+            # alpha is folded into the red table: one OR fewer per colour
+            self._r = _table(fmt.red.length, fmt.red.offset, alpha)
+            self._g = _table(fmt.green.length, fmt.green.offset, 0)
+            self._b = _table(fmt.blue.length, fmt.blue.offset, 0)
+            tr, tg, tb = self._r, self._g, self._b
+
+            def pack(r: int, g: int, b: int) -> int:
+                return tr[r] | tg[g] | tb[b]
+
+        self.pack_rgb = pack
+        #: Packed values of opaque colours that are not plain (r, g, b) tuples (names,
+        #: RGBA with alpha 255...), filled by the owner (a Surface's ink cache).
+        self.cache: dict[type, dict[Any, int]] = {}
+        self.opaque = self._direct_opaque() if not (fmt.indexed or fmt.gray) else self._checked_opaque()
+
+    # opaque(color) -> int: the packed value of an (r, g, b) tuple of ints 0..255, or of
+    # a colour in `cache`; anything else raises LookupError or TypeError and the caller
+    # takes ink(), which accepts or refuses it properly. It is a closure over locals,
+    # built once, because drawing calls with a fresh colour each go through it.
+
+    def _direct_opaque(self) -> Callable[[Any], int]:
+        # Dicts of the 256 levels: a channel outside 0..255 is a KeyError, with no range
+        # tests on the way (the type tests keep bool and float out: they go to ink()).
+        tr, tg, tb, cache = dict(enumerate(self._r)), dict(enumerate(self._g)), dict(enumerate(self._b)), self.cache
+
+        def opaque(color: Any) -> int:
+            if type(color) is tuple and len(color) == 3:
+                r, g, b = color
+                if type(r) is int and type(g) is int and type(b) is int:
+                    return tr[r] | tg[g] | tb[b]
+            return cache[type(color)][color]
+
+        return opaque
+
+    def _checked_opaque(self) -> Callable[[Any], int]:
+        pack, cache = self.pack_rgb, self.cache
+
+        def opaque(color: Any) -> int:
+            if type(color) is tuple and len(color) == 3:
+                r, g, b = color
+                if (
+                    type(r) is int
+                    and type(g) is int
+                    and type(b) is int
+                    and 0 <= r < 256
+                    and 0 <= g < 256
+                    and 0 <= b < 256
+                ):
+                    return pack(r, g, b)
+            return cache[type(color)][color]
+
+        return opaque
+
+    def ink(self, color: Any) -> Ink:
+        """The :class:`Ink` of any accepted colour, as :func:`resolve` defines it."""
+        if type(color) is tuple and len(color) == 3:  # the common case, without parse_color
+            r, g, b = color
+            if type(r) is int and type(g) is int and type(b) is int and 0 <= r < 256 and 0 <= g < 256 and 0 <= b < 256:
+                return Ink(self.pack_rgb(r, g, b), (r, g, b, 255), OPAQUE)
+        if isinstance(color, numbers.Integral) and not isinstance(color, bool):
+            value = int(color)
+            if not 0 <= value < 1 << self._bits:
+                raise ValueError(
+                    f"native pixel value {value:#x} does not fit in {self.format.name} ({self._bits} bits)"
+                )
+            r, g, b = self.unpack(value)
+            return Ink(value, (r, g, b, 255), OPAQUE)
+        rgba = parse_color(color)
+        value = self.pack_rgb(rgba[0], rgba[1], rgba[2])
+        a = rgba[3]
+        return Ink(value, rgba, OPAQUE if a == 255 else SKIP if a == 0 else BLEND)
+
+    def unpack(self, value: int) -> tuple[int, int, int]:
+        """The (r, g, b) a native value in range shows (:meth:`PixelFormat.unpack_color`)."""
+        fmt = self.format
+        if self._pal is not None:
+            return self._pal_rows[value % len(self._pal_rows)]
+        if fmt.gray:
+            top = (1 << fmt.bpp) - 1
+            level = value & 0xFF
+            if fmt.inverted:
+                level = (top - level) & 0xFF
+            v = _expand(fmt.bpp)[level & top]
+            return (v, v, v)
+        return (
+            _unfield(value, fmt.red.length, fmt.red.offset),
+            _unfield(value, fmt.green.length, fmt.green.offset),
+            _unfield(value, fmt.blue.length, fmt.blue.offset),
+        )
+
+
+def _field(c: int, length: int, offset: int) -> int:
+    """One 0..255 channel in a bitfield, as PixelFormat.pack puts it there."""
+    c = c >> (8 - length) if length <= 8 else (c * ((1 << length) - 1) + 127) // 255
+    return c << offset
+
+
+def _table(length: int, offset: int, extra: int) -> list[int]:
+    return [_field(c, length, offset) | extra for c in range(256)]
+
+
+@functools.cache
+def _expand(bits: int) -> list[int]:
+    top = (1 << bits) - 1
+    return [(v * 255 + top // 2) // top for v in range(top + 1)]
+
+
+def _unfield(value: int, length: int, offset: int) -> int:
+    v = (value >> offset) & ((1 << length) - 1)
+    return _expand(length)[v] if length <= 8 else v >> (length - 8)

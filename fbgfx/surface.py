@@ -22,7 +22,7 @@ from . import text as _text
 from ._ffi import check_value, ffi, lib
 from ._geometry import BIG, NUMBERS, Coords, Flat, check_angle, check_size, check_width, flat, wu_segment
 from ._geometry import box as box_of
-from .color import BLEND, OPAQUE, SKIP, ColorLike, Ink, resolve
+from .color import BLEND, OPAQUE, SKIP, ColorLike, Ink, Packer
 from .pixelformat import PixelFormat, default_palette
 from .text import Font, Text
 
@@ -159,7 +159,12 @@ class Surface:
         # Colour caches, one dict per type of colour: True == 1 and 1.0 == 1 as dict
         # keys, but a cache must not accept what resolve() refuses.
         self._inks: dict[type, dict[Any, Ink]] = {}  # type -> {colour: Ink}
-        self._fast: dict[type, dict[Any, int]] = {}  # type -> {colour: packed value}, opaque colours only
+        # Colours are packed without NumPy (fresh colours are the common case: gradients,
+        # gauges, fades); _opaque(colour) packs an (r, g, b) tuple of ints, or finds an
+        # opaque colour in _fast, or raises LookupError/TypeError for the slow path.
+        self._packer = Packer(fmt, palette)
+        self._fast: dict[type, dict[Any, int]] = self._packer.cache  # opaque colours only
+        self._opaque = self._packer.opaque
         self._cached = 0
         self.on_draw = None
         t = ffi.new("draw_target *")
@@ -253,7 +258,7 @@ class Surface:
             return cached
         except (KeyError, TypeError):  # TypeError: unhashable (a list)
             pass
-        ink = resolve(color, self.format, self.palette)
+        ink = self._packer.ink(color)
         if not isinstance(color, (str, int, tuple, np.integer)):
             return ink  # lists, arrays: not hashable; other types: rare
         if self._cached > 256:
@@ -381,9 +386,9 @@ class Surface:
         if self._quiet:
             try:
                 x, y = xy
-                if lib.draw_point_c(self._t, self._fast[type(fill)][fill], x, y) >= 0:
+                if lib.draw_point_c(self._t, self._opaque(fill), x, y) >= 0:
                     return
-            except (KeyError, TypeError, ValueError):
+            except (LookupError, TypeError, ValueError):
                 pass
         ink = self._ink(_WHITE if fill is None else fill)
         if len(xy) == 2 and type(xy[0]) in NUMBERS:
@@ -408,9 +413,9 @@ class Surface:
             # fast path: one opaque segment, nobody listening
             try:
                 x0, y0, x1, y1 = xy
-                if lib.draw_line_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
+                if lib.draw_line_c(self._t, self._opaque(fill), x0, y0, x1, y1) >= 0:
                     return
-            except (KeyError, TypeError, ValueError):
+            except (LookupError, TypeError, ValueError):
                 pass
         ink = self._ink(_WHITE if fill is None else fill)
         w = 1
@@ -610,9 +615,9 @@ class Surface:
         if outline is None and self._quiet:
             try:
                 x0, y0, x1, y1 = xy
-                if fast(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
+                if fast(self._t, self._opaque(fill), x0, y0, x1, y1) >= 0:
                     return
-            except (KeyError, TypeError, ValueError):
+            except (LookupError, TypeError, ValueError):
                 pass
         b = box_of(xy)
         fill_ink, ink = self._outline_ink(fill, outline)
@@ -628,14 +633,9 @@ class Surface:
         if outline is None and self._quiet:
             try:
                 x, y = xy
-                if (
-                    lib.draw_ellipse_c(
-                        self._t, self._fast[type(fill)][fill], x - radius, y - radius, x + radius, y + radius
-                    )
-                    >= 0
-                ):
+                if lib.draw_ellipse_c(self._t, self._opaque(fill), x - radius, y - radius, x + radius, y + radius) >= 0:
                     return
-            except (KeyError, TypeError, ValueError):
+            except (LookupError, TypeError, ValueError):
                 pass
         x, y = xy
         self.ellipse((x - radius, y - radius, x + radius, y + radius), fill, outline, width)
@@ -677,6 +677,19 @@ class Surface:
         n = len(f) // 2
         if n < 2:
             raise TypeError("polygon: coordinate list must contain at least 2 coordinates")
+        if outline is None and self._quiet:
+            # fast path: an opaque fill nobody is watching, one C call
+            try:
+                value = self._opaque(fill)
+            except (LookupError, TypeError):
+                pass
+            else:
+                t = self._t
+                t.color = value
+                rc = lib.draw_polygon(t, _ptr(f), n, 1, 0)
+                if rc < 0:
+                    _fail(rc, lib.draw_polygon)
+                return
         fill_ink, ink = self._outline_ink(fill, outline)
         if fill_ink is not None:
             self._run(fill_ink, lib.draw_polygon, _ptr(f), n, 1, 0)
