@@ -4,7 +4,8 @@ Open a display with :func:`open` (``/dev/fbN`` or ``virtual:WxH[:FORMAT]``), dra
 NumPy memory in its native pixel format, and restore everything on close.
 """
 
-from .device import Framebuffer, open
+from ._open import open
+from .device import Framebuffer
 from .errors import FramebufferError, ModeError, TouchError, UnsupportedFormatError
 from .modes import Mode, parse_mode
 from .pixelformat import FORMATS, PixelFormat, default_palette

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from ._ffi import check, ffi, lib
+from .backend import FbdevBackend
 from .errors import FramebufferError
 from .screeninfo import BITFIELD_NAMES, FIX_FIELDS, VAR_FIELDS, Bitfield, FixScreenInfo, VarScreenInfo
 
@@ -25,7 +26,7 @@ FB_MAJOR = 29
 
 
 
-class KernelDevice:
+class KernelDevice(FbdevBackend):
     """An open ``/dev/fbN``: the device operations a :class:`Framebuffer` drives."""
 
     #: Modes come from sysfs and ``/etc/fb.modes`` (see :func:`fbgfx.modes.list_modes`).

@@ -11,14 +11,14 @@ as missing. ``Framebuffer`` never asks which backend it has.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Protocol, Sequence, Union
+from typing import Any, Optional, Protocol, Sequence, Tuple, Union
 
 import numpy as np
 
 from .modes import Mode
 from .screeninfo import FixScreenInfo, VarScreenInfo
 
-__all__ = ["Backend"]
+__all__ = ["Backend", "FbdevBackend"]
 
 
 class Backend(Protocol):
@@ -32,10 +32,14 @@ class Backend(Protocol):
         shared: True when other processes may open and change the same device (every
             kernel device, a file-backed virtual one): state must be re-read, not
             cached, and restore must touch only what this process changed.
+        fbdev: True when var, fix and the colour map are the device's own (``/dev/fbN``
+            and its virtual model); False where the backend derives them from another
+            model (DRM/KMS), so :class:`Framebuffer` does not hand them out as fbdev's.
     """
 
     path: str
     shared: bool
+    fbdev: bool
 
     @property
     def mode_list(self) -> Optional[Sequence[Union[str, Mode]]]:
@@ -81,6 +85,39 @@ class Backend(Protocol):
         (and ``close()`` when it must be released)."""
         ...
 
+    def wait_flip(self) -> bool:
+        """Wait until a queued page flip is on screen; False when none was in flight
+        (always, on a backend whose pan takes effect by itself)."""
+        ...
+
+    def dirty(self, rects: Optional[Sequence[Tuple[int, int, int, int]]] = None) -> None:
+        """Tell a display that scans out a copy which rectangles (left, top, right,
+        bottom; right and bottom exclusive; None: all) changed. Nothing to do where the
+        display scans the mapped memory itself."""
+        ...
+
+    def drm_info(self) -> Optional[Any]:
+        """A DRM/KMS backend's card, connector, CRTC, plane and mode
+        (:class:`fbgfx.drm.DrmInfo`); None on other backends."""
+        ...
+
     def close(self) -> None:
         """Release the device; safe to call twice."""
         ...
+
+
+class FbdevBackend:
+    """What an fbdev-model backend (``/dev/fbN``, the virtual device) answers for the
+    operations only a DRM/KMS backend has: no flips in flight, nothing to tell about
+    changed rectangles (the display scans the mapped memory), no DRM state."""
+
+    fbdev = True
+
+    def wait_flip(self) -> bool:
+        return False
+
+    def dirty(self, rects: Optional[Sequence[Tuple[int, int, int, int]]] = None) -> None:
+        return None
+
+    def drm_info(self) -> Optional[Any]:
+        return None

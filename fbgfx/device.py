@@ -11,15 +11,16 @@ from __future__ import annotations
 import errno
 import os
 import warnings
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
+from PIL import Image
 
 from . import _restore
 from .backend import Backend
-from .drm import DrmInfo, find_display, is_drm_spec
+from .drm import DrmInfo, find_display
 from .errors import FramebufferError, ModeError
-from .modes import resolve_mode_args
+from .modes import Mode, list_modes, resolve_mode_args
 from .pixelformat import PixelFormat, default_palette
 from .screeninfo import (
     FB_ACTIVATE_NOW,
@@ -32,7 +33,10 @@ from .screeninfo import (
     describe_mode,
 )
 
-__all__ = ["BLANK_LEVELS", "Framebuffer", "open", "resolve"]
+if TYPE_CHECKING:
+    from .screen import Screen
+
+__all__ = ["BLANK_LEVELS", "Framebuffer", "resolve"]
 
 PathLike = Union[str, int, "os.PathLike[str]"]
 
@@ -62,51 +66,6 @@ def resolve(path: Optional[PathLike] = None) -> str:
     return path
 
 
-def open(path: Optional[PathLike] = None, *, readonly: bool = False) -> "Framebuffer":  # noqa: A001 - mirrors builtins.open
-    """Open a framebuffer.
-
-    Args:
-        path: ``/dev/fbN``, ``N``, a path-like object, ``virtual:WIDTHxHEIGHT[:FORMAT]``
-            for a virtual framebuffer (see :func:`fbgfx.virtual.parse_spec`), or
-            ``drm:[CARD][:connector=NAME][:mode=WxH[@HZ]][:format=NAME]`` for a display
-            driven through DRM/KMS (see :mod:`fbgfx.drm`). Defaults to
-            ``$FRAMEBUFFER``, else ``/dev/fb0``, else the first DRM card with a
-            connected display (``drm:``) at its preferred mode.
-        readonly: Only look (``fbgfx info``, ``fbgfx grab``): create and change nothing.
-            A ``file=`` virtual device must exist already and is opened read-only;
-            :attr:`Framebuffer.memory` and :attr:`Framebuffer.pixels` are read-only
-            arrays, and pan, mode, palette and blank changes raise ``EPERM``. A
-            ``drm:`` display cannot be looked at this way (opening it takes it over):
-            :func:`fbgfx.drm.read_scanout` reads what it shows.
-
-    Returns:
-        An open :class:`Framebuffer`; use it as a context manager.
-
-    Raises:
-        FramebufferError: The device is missing, not permitted or not a framebuffer.
-        UnsupportedFormatError: The current pixel layout cannot be drawn in.
-    """
-    path = resolve(path)
-    if path.startswith("virtual:") or path == "virtual":
-        from .virtual import VirtualFramebuffer
-
-        return VirtualFramebuffer.from_spec(path, readonly=readonly)
-    if is_drm_spec(path):
-        if readonly:
-            raise FramebufferError(
-                errno.EINVAL,
-                "a drm: display cannot be opened read-only (opening it takes the display over); "
-                "fbgfx.drm.read_scanout() reads what it shows",
-                path,
-            )
-        from .drm import DrmDevice
-
-        return Framebuffer(DrmDevice.open(path), path)
-    from ._kernel import KernelDevice
-
-    return Framebuffer(KernelDevice(path), path, readonly=readonly)
-
-
 class Framebuffer:
     """An open framebuffer device.
 
@@ -129,10 +88,10 @@ class Framebuffer:
         self._vsync: Optional[bool] = None
         self._palette: Optional[np.ndarray] = None
         self._closed = False
-        # Only a DRM/KMS backend has these: its state, page-flip completion, DIRTYFB.
-        self._drm_info = getattr(device, "drm_info", None)
-        self._wait_flip = getattr(device, "wait_flip", None)
-        self._dirty = getattr(device, "dirty", None)
+        self._var: VarScreenInfo
+        self._fix: FixScreenInfo
+        self._mapped: Optional[Tuple[int, int]] = None  # (smem_start, smem_len) of the mapping
+        self._format: PixelFormat
         try:
             self._load()
         except BaseException:
@@ -188,7 +147,7 @@ class Framebuffer:
         if "cmap" in saved and self._changed_elsewhere("cmap"):
             del saved["cmap"]
         self._mine = {}
-        steps = [
+        steps: List[Tuple[str, Callable[[Any], object]]] = [
             ("blank", lambda v: self._device.blank(0)),
             ("var", self._restore_var),
             ("pan", lambda v: self._device.pan(self._device.get_var().replace(xoffset=v[0], yoffset=v[1]))),
@@ -213,7 +172,7 @@ class Framebuffer:
             FramebufferError: ``ENOTTY`` on a ``drm:`` display, which has none (use
                 :attr:`width`, :attr:`height`, :attr:`stride`, :attr:`format`, :attr:`drm`).
         """
-        if self._drm_info is not None:
+        if not self._device.fbdev:
             raise _fbdev_only("fb.var (fb_var_screeninfo)", self.path)
         return self._var
 
@@ -224,7 +183,7 @@ class Framebuffer:
         Raises:
             FramebufferError: ``ENOTTY`` on a ``drm:`` display, which has none.
         """
-        if self._drm_info is not None:
+        if not self._device.fbdev:
             raise _fbdev_only("fb.fix (fb_fix_screeninfo)", self.path)
         return self._fix
 
@@ -232,10 +191,8 @@ class Framebuffer:
     def drm(self) -> Optional[DrmInfo]:
         """On a ``drm:`` display its card, driver, connector, CRTC, plane, mode, format
         and page-flip counts (:class:`fbgfx.drm.DrmInfo`); None on fbdev."""
-        if self._drm_info is None:
-            return None
         self._check_open()
-        info: DrmInfo = self._drm_info()
+        info: Optional[DrmInfo] = self._device.drm_info()
         return info
 
     def flush(self, boxes: Optional[Any] = None) -> None:
@@ -250,9 +207,8 @@ class Framebuffer:
                 None: the whole screen.
         """
         self._check_open()
-        if self._dirty is not None:
-            rects = None if boxes is None else [tuple(int(v) for v in box) for box in boxes]
-            self._dirty(rects)
+        rects = None if boxes is None else [_rect(box) for box in boxes]
+        self._device.dirty(rects)
 
     def wait_flip(self) -> bool:
         """Wait until the last page flip is on screen.
@@ -262,10 +218,7 @@ class Framebuffer:
             on fbdev, whose pan takes effect at once or at the next vblank by itself).
         """
         self._check_open()
-        if self._wait_flip is None:
-            return False
-        done: bool = self._wait_flip()
-        return done
+        return self._device.wait_flip()
 
     @property
     def format(self) -> PixelFormat:
@@ -327,6 +280,8 @@ class Framebuffer:
             raise ValueError(f"x={x} does not start on a byte at {fmt.bpp} bpp")
         offset = y * self.stride + (x * fmt.bpp) // 8
         bpp_bytes = max(fmt.bytes_per_pixel, 1)
+        shape: Tuple[int, ...]
+        strides: Tuple[int, ...]
         if fmt.bpp == 24:
             shape, strides = (height, width, 3), (self.stride, 3, 1)
         elif fmt.is_packed:
@@ -361,10 +316,8 @@ class Framebuffer:
         self._load()
         return before != (self._var, self._fix)
 
-    def snapshot(self):
+    def snapshot(self) -> Image.Image:
         """The visible page as a PIL RGB image (reads video memory: slow on some hardware)."""
-        from PIL import Image
-
         return Image.fromarray(self.to_rgb(self.pixels, self.width))
 
     def to_rgb(self, native: np.ndarray, width: Optional[int] = None) -> np.ndarray:
@@ -479,7 +432,7 @@ class Framebuffer:
         count = self._cmap_len() - start if count is None else count
         return (self._device.get_cmap(start, count)[:, :3] >> 8).astype(np.uint8)
 
-    def set_palette(self, colors, start: int = 0) -> None:
+    def set_palette(self, colors: Any, start: int = 0) -> None:
         """Write colour map entries from ``start``; :meth:`close` restores the original.
 
         Args:
@@ -558,7 +511,7 @@ class Framebuffer:
             self._restore_var(original)
             self._load()
             if isinstance(e, OSError) and not isinstance(e, ModeError):
-                raise ModeError(e.errno, f"the driver refused {describe} ({os.strerror(e.errno)})", self.path, asked) from None
+                raise _refused(e, describe, self.path, asked) from None
             raise
         pan = self._saved.pop("pan", (original.xoffset, original.yoffset))
         if "var" not in self._saved:
@@ -627,7 +580,7 @@ class Framebuffer:
             FramebufferError: ``EINVAL`` on a ``drm:`` display, whose mode lasts only
                 while it is open (closing gives the display back as it was).
         """
-        if self._drm_info is not None:
+        if not self._device.fbdev:
             raise FramebufferError(
                 errno.EINVAL,
                 "a drm: display's mode lasts only while fbgfx has it open: closing gives the display back as it was",
@@ -636,19 +589,19 @@ class Framebuffer:
         self._saved.pop("var", None)
         self._saved.pop("pan", None)
 
-    def modes(self) -> list:
+    def modes(self) -> List[Mode]:
         """The modes the system lists for this device (:class:`fbgfx.modes.Mode`).
 
         From ``/sys/class/graphics/fbN/modes`` and ``/etc/fb.modes`` for a kernel
         device, from its own list for a virtual one. A driver may take modes that are
         not listed (and refuse listed ones): :meth:`test_mode` asks it.
         """
-        from .modes import list_modes
-
         return list_modes(self.path, self._device.mode_list)
 
-    def screen(self, buffering: str = "auto", **options: Any):
+    def screen(self, buffering: str = "auto", **options: Any) -> Screen:
         """A :class:`fbgfx.Screen` for double-buffered drawing on this device."""
+        # Screen is the layer above this one; it is reached only when asked for, so that
+        # the device layer never depends on it (and opening a device loads no drawing).
         from .screen import Screen
 
         return Screen(self, buffering=buffering, **options)
@@ -685,7 +638,9 @@ class Framebuffer:
         except OSError:
             return default_palette(self._format.bpp)
 
-    def _mode_request(self, width, height, bpp, virtual_width, virtual_height):
+    def _mode_request(
+        self, width: Any, height: Any, bpp: Any, virtual_width: Any, virtual_height: Any
+    ) -> Tuple[Optional[VarScreenInfo], Dict[str, int]]:
         """(var to ask for, dict of what is asked); the var is None when nothing would change."""
         self._check_open()
         width, height, bpp, virtual_width, virtual_height = resolve_mode_args(width, height, bpp, virtual_width, virtual_height)
@@ -706,7 +661,7 @@ class Framebuffer:
         except ModeError:
             raise  # the backend said why (a drm: display lists its connector's modes)
         except OSError as e:
-            raise ModeError(e.errno, f"the driver refused {describe} ({os.strerror(e.errno)})", self.path, asked) from None
+            raise _refused(e, describe, self.path, asked) from None
         mismatch = _mode_mismatch(asked, tested)
         if mismatch:
             raise ModeError(errno.EINVAL, f"the driver refused {describe}: it offers {mismatch}", self.path, asked)
@@ -730,13 +685,13 @@ class Framebuffer:
                 f"do not fit in {fix.smem_len} bytes of video memory",
                 self.path,
             )
-        old = getattr(self, "_fix", None)
-        if self._memory is None or old is None or (old.smem_start, old.smem_len) != (fix.smem_start, fix.smem_len):
+        if self._memory is None or self._mapped != (fix.smem_start, fix.smem_len):
             self._unmap()
             self._memory_owner = self._device.map(fix.smem_len)
             self._memory = np.frombuffer(self._memory_owner, np.uint8, count=fix.smem_len)
             if self.readonly:
                 self._memory.flags.writeable = False
+            self._mapped = (fix.smem_start, fix.smem_len)
         self._var, self._fix, self._format = var, fix, fmt
         self._palette = self._read_palette()
 
@@ -754,7 +709,9 @@ class Framebuffer:
         self._device.close()
 
 
-def _mode_request(cur: VarScreenInfo, width, height, bpp, virtual_width, virtual_height) -> Dict[str, int]:
+def _mode_request(
+    cur: VarScreenInfo, width: Any, height: Any, bpp: Any, virtual_width: Any, virtual_height: Any
+) -> Dict[str, int]:
     for name, value in (("width", width), ("height", height), ("bpp", bpp),
                         ("virtual_width", virtual_width), ("virtual_height", virtual_height)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0):
@@ -802,3 +759,12 @@ def _fbdev_only(what: str, path: str) -> FramebufferError:
         path,
     )
 
+
+def _rect(box: Sequence[Any]) -> Tuple[int, int, int, int]:
+    left, top, right, bottom = (int(v) for v in box)
+    return left, top, right, bottom
+
+
+def _refused(e: OSError, describe: str, path: str, asked: Dict[str, int]) -> ModeError:
+    err = e.errno or errno.EINVAL
+    return ModeError(err, f"the driver refused {describe} ({os.strerror(err)})", path, asked)

@@ -823,6 +823,8 @@ class DrmDevice:
 
     #: Other processes can open the same card.
     shared = True
+    #: var, fix and the colour map are derived from the mode and buffers, not fbdev's.
+    fbdev = False
 
     def __init__(
         self,

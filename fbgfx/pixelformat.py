@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, Optional, Tuple
+from typing import Any, Dict, Iterable, Optional, Tuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .errors import UnsupportedFormatError
 from .screeninfo import (
@@ -140,7 +141,7 @@ class PixelFormat:
 
     # -- colours --------------------------------------------------------------------
 
-    def pack(self, rgb, palette: Optional[np.ndarray] = None) -> np.ndarray:
+    def pack(self, rgb: ArrayLike, palette: Optional[np.ndarray] = None) -> np.ndarray:
         """Convert RGB or RGBA uint8 data to native pixel values.
 
         Args:
@@ -178,7 +179,7 @@ class PixelFormat:
             return value.astype("<u4").view(np.uint8).reshape(value.shape + (4,))[..., :3]
         return value.astype(self.dtype)
 
-    def unpack(self, native, palette: Optional[np.ndarray] = None, alpha: bool = False) -> np.ndarray:
+    def unpack(self, native: ArrayLike, palette: Optional[np.ndarray] = None, alpha: bool = False) -> np.ndarray:
         """Convert native pixel values to RGB (or RGBA) uint8.
 
         Args:
@@ -209,9 +210,11 @@ class PixelFormat:
             rgb = np.stack([_from_field(value, bf) for bf in (self.red, self.green, self.blue)], axis=-1)
             if alpha:
                 a = _from_field(value, self.transp) if self.transp.length else np.full(value.shape, 255, np.uint8)
-                return np.concatenate([rgb, a[..., None]], axis=-1)
+                rgba: np.ndarray = np.concatenate([rgb, a[..., None]], axis=-1)
+                return rgba
         if alpha:
-            return np.concatenate([rgb, np.full(rgb.shape[:-1] + (1,), 255, np.uint8)], axis=-1)
+            opaque: np.ndarray = np.concatenate([rgb, np.full(rgb.shape[:-1] + (1,), 255, np.uint8)], axis=-1)
+            return opaque
         return rgb
 
     def pack_color(self, rgba: Iterable[int], palette: Optional[np.ndarray] = None) -> int:
@@ -291,7 +294,7 @@ class PixelFormat:
 # -- module helpers ------------------------------------------------------------------
 
 
-def describe_bitfields(var) -> str:
+def describe_bitfields(var: VarScreenInfo) -> str:
     """``bpp=16 red=5/11 green=6/5 blue=5/0 transp=0/0`` (length/offset, as fbset)."""
     return (
         f"bpp={var.bits_per_pixel} red={var.red} green={var.green} blue={var.blue} transp={var.transp}"
@@ -352,7 +355,8 @@ def _to_field(channel: np.ndarray, bf: Bitfield) -> np.ndarray:
 def _from_field(value: np.ndarray, bf: Bitfield) -> np.ndarray:
     v = (value >> bf.offset) & ((1 << bf.length) - 1)
     if bf.length <= 8:
-        return _expand_lut(bf.length)[v]
+        expanded: np.ndarray = _expand_lut(bf.length)[v]
+        return expanded
     return (v >> (bf.length - 8)).astype(np.uint8)
 
 
@@ -372,10 +376,12 @@ def _luminance(rgb: np.ndarray) -> np.ndarray:
 def _nearest_index(rgb: np.ndarray, palette: np.ndarray) -> np.ndarray:
     if rgb.size <= 3 * 64:
         d = rgb[..., None, :].astype(np.int32) - palette.astype(np.int32)
-        return np.argmin((d * d).sum(-1), axis=-1).astype(np.uint8)
+        nearest: np.ndarray = np.argmin((d * d).sum(-1), axis=-1).astype(np.uint8)
+        return nearest
     lut = _nearest_lut(palette.tobytes())
     q = rgb.astype(np.uint32) >> 3
-    return lut[(q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]]
+    index: np.ndarray = lut[(q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]]
+    return index
 
 
 @functools.lru_cache(maxsize=8)
@@ -417,7 +423,7 @@ def _rgb(bpp: int, r: Tuple[int, int], g: Tuple[int, int], b: Tuple[int, int], a
     return PixelFormat(bpp, Bitfield(*r), Bitfield(*g), Bitfield(*b), Bitfield(*a), name="_")
 
 
-_SPECS = {
+_SPECS: Dict[str, Tuple[Any, ...]] = {
     "XRGB8888": (32, (16, 8), (8, 8), (0, 8)),
     "ARGB8888": (32, (16, 8), (8, 8), (0, 8), (24, 8)),
     "XBGR8888": (32, (0, 8), (8, 8), (16, 8)),

@@ -37,6 +37,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 import numpy as np
 
+from .backend import FbdevBackend
 from .device import Framebuffer
 from .errors import FramebufferError, UnsupportedFormatError
 from .pixelformat import FORMATS, PixelFormat
@@ -81,7 +82,7 @@ _CONSOLE_COLORS = [
 ]
 
 
-class VirtualDevice:
+class VirtualDevice(FbdevBackend):
     """An in-memory framebuffer driver.
 
     Args:

@@ -286,7 +286,7 @@ def test_open_resolves_paths(monkeypatch):
         seen.append(path)
         raise Stop
 
-    monkeypatch.setattr("fbgfx._kernel.KernelDevice", fake)
+    monkeypatch.setattr("fbgfx._open.KernelDevice", fake)
     monkeypatch.delenv("FRAMEBUFFER", raising=False)
     for arg in (None, 3, "4", pathlib.Path("/dev/fb5")):
         with pytest.raises(Stop):
