@@ -33,6 +33,13 @@ down): ``Screen(fb, rotate=90)`` shows everything drawn and presented turned 90
 degrees **clockwise**, so a 800x480 panel gives a 480x800 screen. :attr:`Screen.width`
 and :attr:`Screen.height` are that logical size; the turning happens as frames are
 written into video memory, only where they changed. ``$FBGFX_ROTATE`` sets the default.
+
+How it is built: each choice is an object made once when the Screen opens. The
+buffering mode is a strategy from :mod:`fbgfx._buffering` (which page a frame goes to
+and how it is shown); what the Surface draws on is a back buffer here (:class:`_InPlace`
+on the visible page, :class:`_KeepBack` keeping the last frame, :class:`_ClearBack`
+starting blank); writing a frame into a page (packed pixels, rotation) is a
+:class:`~fbgfx._transfer.Transfer`; what changed is a :class:`~fbgfx._region.Region`.
 """
 
 from __future__ import annotations
