@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Build fbgfx._native with AddressSanitizer into a temporary copy of the package and run
-# the hardware-free test suite against it. The normal in-place build (fbgfx/_native*.so)
-# is not touched: the copy lives in its own directory and is imported from there.
+# Build fbgfx._native with AddressSanitizer and UndefinedBehaviorSanitizer into a
+# temporary copy of the package and run the hardware-free test suite against it. The
+# normal in-place build (fbgfx/_native*.so) is not touched: the copy lives in its own
+# directory and is imported from there.
 #
 #   bash .ci/asan.sh [extra pytest arguments]
 #
@@ -18,8 +19,9 @@ report() {
     if compgen -G "$work/asan-report.*" > /dev/null; then
         echo "asan: AddressSanitizer output:" >&2
         cat "$work"/asan-report.* >&2
-        # warnings (a refused huge allocation) are shown; errors fail the run
-        if grep -q "ERROR: AddressSanitizer" "$work"/asan-report.*; then
+        # warnings (a refused huge allocation) are shown; errors and undefined
+        # behaviour (a signed overflow, a misaligned store) fail the run
+        if grep -q -e "ERROR: AddressSanitizer" -e "runtime error:" "$work"/asan-report.*; then
             rc=1
         fi
     fi
@@ -39,8 +41,8 @@ rm -f "$work/src/fbgfx/_native.c"
 # Build the extension with the sanitizer, straight from native/build_ffi.py.
 (
     cd "$work/src"
-    CFLAGS="-fsanitize=address -fno-omit-frame-pointer -g" \
-    LDFLAGS="-fsanitize=address" \
+    CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -g" \
+    LDFLAGS="-fsanitize=address,undefined" \
     python - "$work/build" <<'EOF'
 import runpy, shutil, sys, pathlib
 build = pathlib.Path(sys.argv[1])
@@ -64,6 +66,8 @@ export PYTHONPATH="$work/src${PYTHONPATH:+:$PYTHONPATH}"
 # a small quarantine keeps the memory overhead low; a huge allocation returns NULL
 # (NumPy raises MemoryError) instead of aborting the run
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:quarantine_size_mb=32:allocator_may_return_null=1:log_path=$work/asan-report:${ASAN_OPTIONS:-}"
+# UndefinedBehaviorSanitizer reports each kind once and carries on; the report fails the run
+export UBSAN_OPTIONS="print_stacktrace=1:log_path=$work/asan-report:${UBSAN_OPTIONS:-}"
 # Make sure the sanitized copy is what gets imported, not the repository's build.
 python - "$work/src" <<'EOF'
 import sys

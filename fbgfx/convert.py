@@ -23,6 +23,7 @@ import PIL
 
 from . import pixelformat as _pf
 from ._ffi import check_value, ffi, lib
+from .color import parse_color
 from .pixelformat import PixelFormat, default_palette
 
 # True: the C kernels do the work where they can; tests set it False to check the NumPy
@@ -285,15 +286,15 @@ def check_palette(palette: Any, entries: int = 256) -> np.ndarray:
 
 
 def _check_color(color: Sequence[int]) -> tuple[int, int, int, int]:
+    """An (r, g, b[, a]) sequence by :func:`fbgfx.color.parse_color`'s rules (one copy)."""
+    if isinstance(color, str) or not hasattr(color, "__len__"):
+        raise TypeError(f"color must be a tuple (r, g, b[, a]) of ints, got {color!r}")
     try:
-        values = tuple(int(c) for c in color)
-    except TypeError:
-        raise TypeError(f"color must be a tuple (r, g, b[, a]) of ints, got {color!r}") from None
-    if len(values) == 3:
-        values += (255,)
-    if len(values) != 4 or any(not 0 <= c <= 255 for c in values):
-        raise ValueError(f"color must be (r, g, b[, a]) with values 0..255, got {color!r}")
-    return values[0], values[1], values[2], values[3]
+        return parse_color(color)
+    except ValueError as e:
+        raise ValueError(f"color must be (r, g, b[, a]) with values 0..255: {e}") from None
+    except TypeError as e:
+        raise TypeError(f"color must be a tuple (r, g, b[, a]) of numbers: {e}") from None
 
 
 # -- conversion -----------------------------------------------------------------------
