@@ -2,7 +2,7 @@
 
 ::
 
-    with fbgfx.open() as fb, fbgfx.touch.open(screen=screen := fb.screen(rotate=90)) as ts:
+    with fbgfx.open() as fb, fb.screen(rotate=90) as screen, fbgfx.touch.open(screen=screen) as ts:
         for ev in ts:                 # TouchEvent(type='down', x=120, y=455, slot=0, time=...)
             ...
 
