@@ -703,8 +703,9 @@ def open(
     Args:
         path: The event device (``/dev/input/event3``), or an ``evemu-record``
             recording ending in ``.evemu`` to replay (see :func:`open_recording`);
-            default ``$FBGFX_TOUCH``, else the first touchscreen, else the first tablet
-            (see :func:`find_device`).
+            default ``$FBGFX_TOUCH`` (either of those, so a program can be run
+            against a recording unchanged), else the first touchscreen, else the
+            first tablet (see :func:`find_device`).
         screen: A :class:`~fbgfx.Screen` (its panel size and ``rotate``), a
             :class:`~fbgfx.Framebuffer` (unrotated), or None: the device's raw range
             from 0, unrotated.
@@ -719,8 +720,8 @@ def open(
     if calibration is not None:
         calibration = parse_calibration(calibration)
     if path is None:
-        path = find_device().path
-    elif path.endswith(".evemu"):
+        path = os.environ.get("FBGFX_TOUCH") or find_device().path
+    if path.endswith(".evemu"):
         return open_recording(path, screen, calibration)
     fd = _evdev.open_fd(path)
     try:

@@ -520,6 +520,33 @@ def test_environment_names_the_device(fake_input, monkeypatch):
     assert touch.find_device().path == other
 
 
+def test_environment_names_a_recording(monkeypatch):
+    """$FBGFX_TOUCH may name an evemu recording: a program runs against it unchanged."""
+    monkeypatch.setenv("FBGFX_TOUCH", str(RECORDINGS / TABLET))
+    with touch.open() as ts:
+        assert short(list(ts))[0] == ("down", 16384, 8192, 0)
+
+
+def test_readme_touch_example_runs(monkeypatch):
+    """The README's touch example runs as printed, against a recording and a virtual screen."""
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "fbgfx.touch.open" in b)
+    monkeypatch.setenv("FRAMEBUFFER", "virtual:1280x800:XRGB8888")
+    monkeypatch.setenv("FBGFX_TOUCH", str(RECORDINGS / TABLET))
+    drawn = []
+    real_frame = fbgfx.Screen.frame
+
+    def frame(self):  # count the frames the example draws
+        drawn.append(1)
+        return real_frame(self)
+
+    monkeypatch.setattr(fbgfx.Screen, "frame", frame)
+    exec(compile(block, "README.md", "exec"), {})
+    assert len(drawn) == 2  # the down and the move; the up draws nothing
+
+
 def test_missing_path_lists_dev_input(fake_input):
     """A path that does not exist: ENOENT with the devices there are."""
     fake_input(0, "QEMU Virtio Tablet", **TABLET_CAPS)
