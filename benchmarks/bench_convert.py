@@ -76,7 +76,12 @@ def main(argv=None) -> None:
             lambda: convert.to_native(convert.as_rgb(image), xrgb, frames["XRGB8888"]),
             6.0,
         ),
-        ("PIL RGB image -> RGB565", "RGB565", lambda: convert.to_native(convert.as_rgb(image), r565, frames["RGB565"]), None),
+        (
+            "PIL RGB image -> RGB565",
+            "RGB565",
+            lambda: convert.to_native(convert.as_rgb(image), r565, frames["RGB565"]),
+            None,
+        ),
         ("RGB array -> XRGB8888, strided rows", "XRGB8888", lambda: convert.to_native(rgb, xrgb, strided), None),
         ("RGBA blend onto XRGB8888", "XRGB8888", lambda: convert.to_native(rgba, xrgb, frames["XRGB8888"]), None),
         ("RGBA blend onto RGB565", "RGB565", lambda: convert.to_native(rgba, r565, frames["RGB565"]), None),

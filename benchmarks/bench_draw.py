@@ -25,9 +25,10 @@ differ between machines, ratios much less.
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -38,32 +39,32 @@ W, H = 800, 480
 Op = Callable[[int], Any]
 
 
-def _fresh_colours(rng: np.random.Generator, n: int) -> List[Tuple[int, int, int]]:
+def _fresh_colours(rng: np.random.Generator, n: int) -> list[tuple[int, int, int]]:
     """n colours, all different (so no colour cache is ever hit twice)."""
     packed = rng.choice(1 << 24, size=n, replace=False)
     return [(int(v >> 16), int(v >> 8 & 255), int(v & 255)) for v in packed]
 
 
-def workloads(rounds: int, seed: int = 1) -> Dict[str, Dict[str, Any]]:
+def workloads(rounds: int, seed: int = 1) -> dict[str, dict[str, Any]]:
     """Every workload's calls for each of ``rounds`` runs, as plain Python data shared by
     both libraries. Own-colour workloads get new colours (and new readings) every round,
     so a run never sees a colour or string that an earlier run drew."""
     rng = np.random.default_rng(seed)
 
-    def line() -> Tuple[int, ...]:
+    def line() -> tuple[int, ...]:
         return tuple(int(v) for v in (rng.integers(0, W), rng.integers(0, H), rng.integers(0, W), rng.integers(0, H)))
 
-    def rect() -> Tuple[int, ...]:
+    def rect() -> tuple[int, ...]:
         w, h = (int(v) for v in rng.integers(1, 65, 2))
         x, y = int(rng.integers(0, W - w)), int(rng.integers(0, H - h))
         return (x, y, x + w - 1, y + h - 1)
 
-    def circle() -> Tuple[int, ...]:
+    def circle() -> tuple[int, ...]:
         r = int(rng.integers(5, 101))
         x, y = int(rng.integers(0, W)), int(rng.integers(0, H))
         return (x - r, y - r, x + r, y + r)
 
-    def spot() -> Tuple[int, int]:
+    def spot() -> tuple[int, int]:
         return int(rng.integers(0, W - 60)), int(rng.integers(0, H - 12))
 
     lines = [line() for _ in range(1000)]
@@ -73,39 +74,55 @@ def workloads(rounds: int, seed: int = 1) -> Dict[str, Dict[str, Any]]:
     pool = _fresh_colours(rng, rounds * 1000)
     sixteen = pool[:16]
 
-    def fresh(r: int, n: int) -> List[Tuple[int, int, int]]:
+    def fresh(r: int, n: int) -> list[tuple[int, int, int]]:
         return pool[r * 1000 : r * 1000 + n]
 
-    def gradient(r: int) -> List[Tuple[int, int, int]]:
+    def gradient(r: int) -> list[tuple[int, int, int]]:
         # one colour per row, and another set of colours every round
         return [(y * 255 // (H - 1), r % 256, 255 - y * 255 // (H - 1)) for y in range(H)]
 
     readings = rng.uniform(-999, 999, (rounds, 200))
     per_round = range(rounds)
     return {
-        "1000 lines, own colour": {
-            "kind": "line", "calls": [list(zip(lines, fresh(r, 1000))) for r in per_round]},
+        "1000 lines, own colour": {"kind": "line", "calls": [list(zip(lines, fresh(r, 1000))) for r in per_round]},
         "1000 rects 1..64, own colour": {
-            "kind": "rect", "calls": [list(zip(rects, fresh(r, 1000))) for r in per_round]},
+            "kind": "rect",
+            "calls": [list(zip(rects, fresh(r, 1000))) for r in per_round],
+        },
         "480 gradient rows": {
-            "kind": "line", "calls": [[((0, y, W - 1, y), c) for y, c in enumerate(gradient(r))] for r in per_round]},
+            "kind": "line",
+            "calls": [[((0, y, W - 1, y), c) for y, c in enumerate(gradient(r))] for r in per_round],
+        },
         "200 circles r5..100, own colour": {
-            "kind": "ellipse", "calls": [list(zip(circles, fresh(r, 200))) for r in per_round]},
+            "kind": "ellipse",
+            "calls": [list(zip(circles, fresh(r, 200))) for r in per_round],
+        },
         "200 readings '%8.3f V', own colour": {
             "kind": "text",
-            "calls": [[(xy, c, f"{v:8.3f} V") for xy, c, v in zip(spots, fresh(r, 200), readings[r])] for r in per_round]},
+            "calls": [
+                [(xy, c, f"{v:8.3f} V") for xy, c, v in zip(spots, fresh(r, 200), readings[r])] for r in per_round
+            ],
+        },
         "1000 lines, 16 colours": {
-            "kind": "line", "calls": [[(xy, sixteen[i % 16]) for i, xy in enumerate(lines)]] * rounds},
+            "kind": "line",
+            "calls": [[(xy, sixteen[i % 16]) for i, xy in enumerate(lines)]] * rounds,
+        },
         "1000 rects 1..64, 16 colours": {
-            "kind": "rect", "calls": [[(xy, sixteen[i % 16]) for i, xy in enumerate(rects)]] * rounds},
+            "kind": "rect",
+            "calls": [[(xy, sixteen[i % 16]) for i, xy in enumerate(rects)]] * rounds,
+        },
         "200 circles r5..100, 16 colours": {
-            "kind": "ellipse", "calls": [[(xy, sixteen[i % 16]) for i, xy in enumerate(circles)]] * rounds},
+            "kind": "ellipse",
+            "calls": [[(xy, sixteen[i % 16]) for i, xy in enumerate(circles)]] * rounds,
+        },
         "100 texts 'Hello', 16 colours": {
-            "kind": "text", "calls": [[(xy, sixteen[i % 16], "Hello") for i, xy in enumerate(spots[:100])]] * rounds},
+            "kind": "text",
+            "calls": [[(xy, sixteen[i % 16], "Hello") for i, xy in enumerate(spots[:100])]] * rounds,
+        },
     }
 
 
-def ops(draw: Any, font: Any, work: Dict[str, Any]) -> Op:
+def ops(draw: Any, font: Any, work: dict[str, Any]) -> Op:
     """Round r of one workload on ``draw`` (an ImageDraw or a Surface: same names)."""
     rounds, kind = work["calls"], work["kind"]
     if kind == "line":
@@ -117,13 +134,18 @@ def ops(draw: Any, font: Any, work: Dict[str, Any]) -> Op:
     return lambda r: [draw.text(xy, s, fill=c, font=font) for xy, c, s in rounds[r]]
 
 
-def batch_ops(s: fbgfx.Surface, w: Dict[str, Dict[str, Any]]) -> Dict[str, Tuple[str, Op]]:
+def batch_ops(s: fbgfx.Surface, w: dict[str, dict[str, Any]]) -> dict[str, tuple[str, Op]]:
     """fbgfx's batch forms of the own-colour workloads (Pillow has none)."""
-    out: Dict[str, Tuple[str, Op]] = {}
-    for name, method in (("1000 lines, own colour", s.lines), ("1000 rects 1..64, own colour", s.rectangles),
-                         ("200 circles r5..100, own colour", s.ellipses)):
-        rounds = [(np.array([xy for xy, _ in calls], np.float64), np.array([c for _, c in calls], np.uint8))
-                  for calls in w[name]["calls"]]
+    out: dict[str, tuple[str, Op]] = {}
+    for name, method in (
+        ("1000 lines, own colour", s.lines),
+        ("1000 rects 1..64, own colour", s.rectangles),
+        ("200 circles r5..100, own colour", s.ellipses),
+    ):
+        rounds = [
+            (np.array([xy for xy, _ in calls], np.float64), np.array([c for _, c in calls], np.uint8))
+            for calls in w[name]["calls"]
+        ]
         out[name + " (batch)"] = (name, lambda r, m=method, rounds=rounds: m(rounds[r][0], colors=rounds[r][1]))
     return out
 
@@ -134,15 +156,15 @@ def _time(fn: Callable[[], Any]) -> float:
     return time.perf_counter() - t0
 
 
-def _compare(base: Op, op: Op, repeat: int) -> Tuple[float, float, float]:
+def _compare(base: Op, op: Op, repeat: int) -> tuple[float, float, float]:
     """Median Pillow time, fbgfx time and ratio of interleaved runs; run r draws round
     r + 1 of the workload (round 0 warms both up)."""
     op(0)
     base(0)
     tp, tf, ratios = [], [], []
     for r in range(1, repeat + 1):
-        a = _time(lambda: base(r))
-        b = _time(lambda: op(r))
+        a = _time(functools.partial(base, r))
+        b = _time(functools.partial(op, r))
         tp.append(a)
         tf.append(b)
         ratios.append(b / a)
@@ -165,14 +187,18 @@ def main(argv: Any = None) -> None:
     font = ImageFont.load_default()
     im = Image.new("RGB", (W, H))
     d = ImageDraw.Draw(im)
-    print(f"machine: memcpy of a {W}x{H} XRGB8888 frame {memcpy_ms(W, H):.3f} ms; "
-          f"1920x1080: {memcpy_ms(1920, 1080):.3f} ms")
-    print(f"fbgfx.Surface vs Pillow ImageDraw on {W}x{H}, median of {args.repeat} interleaved runs "
-          "(ratio = fbgfx / Pillow)")
+    print(
+        f"machine: memcpy of a {W}x{H} XRGB8888 frame {memcpy_ms(W, H):.3f} ms; "
+        f"1920x1080: {memcpy_ms(1920, 1080):.3f} ms"
+    )
+    print(
+        f"fbgfx.Surface vs Pillow ImageDraw on {W}x{H}, median of {args.repeat} interleaved runs "
+        "(ratio = fbgfx / Pillow)"
+    )
     print(f"{'workload':<44}{'format':<10}{'Pillow ms':>10}{'fbgfx ms':>10}{'ratio':>8}")
     for fmt in ("RGB565", "XRGB8888"):
         s = fbgfx.Surface(W, H, fmt)
-        rows: List[Tuple[str, Op, Op]] = [(name, ops(d, font, work), ops(s, font, work)) for name, work in w.items()]
+        rows: list[tuple[str, Op, Op]] = [(name, ops(d, font, work), ops(s, font, work)) for name, work in w.items()]
         rows += [(label, ops(d, font, w[name]), op) for label, (name, op) in batch_ops(s, w).items()]
         for label, base, op in rows:
             if args.only not in label:
@@ -190,11 +216,16 @@ def blit_table(repeat: int) -> None:
     image = Image.fromarray(rgb)
     print(f"\nSurface.blit of 1920x1080, median of {repeat} runs (ratio = blit / memcpy of the destination frame)")
     print(f"{'source':<26}{'format':<10}{'memcpy ms':>10}{'blit ms':>10}{'ratio':>8}")
-    for fmt, source, label in (("XRGB8888", rgb, "RGB uint8 array"), ("RGB565", rgb, "RGB uint8 array"),
-                               ("XRGB8888", image, "PIL RGB image")):
+    for fmt, source, label in (
+        ("XRGB8888", rgb, "RGB uint8 array"),
+        ("RGB565", rgb, "RGB uint8 array"),
+        ("XRGB8888", image, "PIL RGB image"),
+    ):
         s = fbgfx.Surface(1920, 1080, fmt)
         spare = np.empty_like(s.array)
-        tb, to, ratio = _compare(lambda r: np.copyto(spare, s.array), lambda r: s.blit(source), repeat)
+        tb, to, ratio = _compare(
+            lambda r, s=s, spare=spare: np.copyto(spare, s.array), lambda r, s=s, src=source: s.blit(src), repeat
+        )
         print(f"{label:<26}{fmt:<10}{tb * 1e3:>10.2f}{to * 1e3:>10.2f}{ratio:>8.2f}")
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import os
-from typing import Optional
 
 from .errors import FramebufferError
 
@@ -24,7 +23,7 @@ except ImportError as e:  # pragma: no cover - only on a broken install
 __all__ = ["check", "check_value", "ffi", "lib"]
 
 
-def check(rc: int, doing: str, path: Optional[str] = None) -> int:
+def check(rc: int, doing: str, path: str | None = None) -> int:
     """Return ``rc`` when it is not negative, else raise for ``-rc`` as an errno.
 
     Args:

@@ -12,8 +12,7 @@ import glob
 import mmap
 import os
 import stat
-
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 import numpy as np
 
@@ -25,12 +24,11 @@ from .screeninfo import BITFIELD_NAMES, FIX_FIELDS, VAR_FIELDS, Bitfield, FixScr
 FB_MAJOR = 29
 
 
-
 class KernelDevice(FbdevBackend):
     """An open ``/dev/fbN``: the device operations a :class:`Framebuffer` drives."""
 
     #: Modes come from sysfs and ``/etc/fb.modes`` (see :func:`fbgfx.modes.list_modes`).
-    mode_list: Optional[List[str]] = None
+    mode_list: list[str] | None = None
     #: Other processes can open and change the same device.
     shared = True
 
@@ -43,7 +41,9 @@ class KernelDevice(FbdevBackend):
         try:
             st = os.fstat(self.fd)
             if not stat.S_ISCHR(st.st_mode) or os.major(st.st_rdev) != FB_MAJOR:
-                raise FramebufferError(errno.ENOTTY, "not a framebuffer device (expected a /dev/fbN character device)", path)
+                raise FramebufferError(
+                    errno.ENOTTY, "not a framebuffer device (expected a /dev/fbN character device)", path
+                )
         except BaseException:
             os.close(self.fd)
             raise
@@ -106,7 +106,9 @@ class KernelDevice(FbdevBackend):
         try:
             return mmap.mmap(self.fd, length, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
         except OSError as e:
-            raise FramebufferError.from_errno(e.errno or errno.EIO, f"mapping {length} bytes of video memory", self.path) from None
+            raise FramebufferError.from_errno(
+                e.errno or errno.EIO, f"mapping {length} bytes of video memory", self.path
+            ) from None
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -131,7 +133,7 @@ class KernelDevice(FbdevBackend):
 
 
 def _var_from_c(c: Any) -> VarScreenInfo:
-    values: Dict[str, Any] = {}
+    values: dict[str, Any] = {}
     for name in VAR_FIELDS:
         value = getattr(c, name)
         if name in BITFIELD_NAMES:

@@ -7,7 +7,6 @@ DRM/KMS), so that none of them imports another to open it.
 from __future__ import annotations
 
 import errno
-from typing import Optional
 
 from ._kernel import KernelDevice
 from .device import Framebuffer, PathLike, resolve
@@ -18,7 +17,7 @@ from .virtual import VirtualFramebuffer
 __all__ = ["open"]
 
 
-def open(path: Optional[PathLike] = None, *, readonly: bool = False) -> "Framebuffer":  # noqa: A001 - mirrors builtins.open
+def open(path: PathLike | None = None, *, readonly: bool = False) -> Framebuffer:  # noqa: A001 - mirrors builtins.open
     """Open a framebuffer.
 
     Args:

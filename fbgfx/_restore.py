@@ -25,7 +25,7 @@ import os
 import signal
 import threading
 import warnings
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable
 
 __all__ = ["SIGNALS", "register", "registered", "restore_all", "unregister"]
 
@@ -35,8 +35,8 @@ SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP"
 _lock = threading.RLock()
 # id(owner) -> (owner, callback), oldest first; owners are held so that an unclosed
 # device is still restored at exit.
-_entries: Dict[int, Tuple[Any, Callable[[], None]]] = {}
-_previous: Dict[int, Any] = {}
+_entries: dict[int, tuple[Any, Callable[[], None]]] = {}
+_previous: dict[int, Any] = {}
 _pid = os.getpid()
 _atexit_done = False
 
@@ -69,7 +69,7 @@ def unregister(owner: Any) -> None:
             _uninstall()
 
 
-def registered() -> List[Any]:
+def registered() -> list[Any]:
     """The owners that would be restored now, oldest first."""
     with _lock:
         return [owner for owner, _ in _entries.values()]

@@ -11,7 +11,8 @@ as missing. ``Framebuffer`` never asks which backend it has.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Protocol, Sequence, Tuple, Union
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -42,7 +43,7 @@ class Backend(Protocol):
     fbdev: bool
 
     @property
-    def mode_list(self) -> Optional[Sequence[Union[str, Mode]]]:
+    def mode_list(self) -> Sequence[str | Mode] | None:
         """See the class's attributes (read-only here, so that each backend may hold
         a list of its own element type)."""
         ...
@@ -90,13 +91,13 @@ class Backend(Protocol):
         (always, on a backend whose pan takes effect by itself)."""
         ...
 
-    def dirty(self, rects: Optional[Sequence[Tuple[int, int, int, int]]] = None) -> None:
+    def dirty(self, rects: Sequence[tuple[int, int, int, int]] | None = None) -> None:
         """Tell a display that scans out a copy which rectangles (left, top, right,
         bottom; right and bottom exclusive; None: all) changed. Nothing to do where the
         display scans the mapped memory itself."""
         ...
 
-    def drm_info(self) -> Optional[Any]:
+    def drm_info(self) -> Any | None:
         """A DRM/KMS backend's card, connector, CRTC, plane and mode
         (:class:`fbgfx.drm.DrmInfo`); None on other backends."""
         ...
@@ -116,8 +117,8 @@ class FbdevBackend:
     def wait_flip(self) -> bool:
         return False
 
-    def dirty(self, rects: Optional[Sequence[Tuple[int, int, int, int]]] = None) -> None:
+    def dirty(self, rects: Sequence[tuple[int, int, int, int]] | None = None) -> None:
         return None
 
-    def drm_info(self) -> Optional[Any]:
+    def drm_info(self) -> Any | None:
         return None

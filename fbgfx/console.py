@@ -16,7 +16,8 @@ import os
 import stat
 import sys
 import warnings
-from typing import Any, Iterator, Optional, Tuple
+from collections.abc import Iterator
+from typing import Any
 
 from . import _restore
 from ._ffi import lib
@@ -87,7 +88,7 @@ def _is_vt_fd(fd: int) -> bool:
     return stat.S_ISCHR(st.st_mode) and os.major(st.st_rdev) == TTY_MAJOR and os.minor(st.st_rdev) < 64
 
 
-def _candidates(stdin_fd: Optional[int], active_path: str, fallback: Optional[str]) -> Iterator[Tuple[str, Optional[int]]]:
+def _candidates(stdin_fd: int | None, active_path: str, fallback: str | None) -> Iterator[tuple[str, int | None]]:
     """Where the framebuffer console may be, best first."""
     if stdin_fd is not None and _is_vt_fd(stdin_fd):
         # Our own terminal: KDSETMODE on it needs no privilege.
@@ -104,8 +105,8 @@ def _candidates(stdin_fd: Optional[int], active_path: str, fallback: Optional[st
 
 
 def find_vt(
-    stdin: Any = None, active_path: str = SYSFS_ACTIVE_VT, fallback: Optional[str] = "/dev/tty0"
-) -> Optional[VirtualTerminal]:
+    stdin: Any = None, active_path: str = SYSFS_ACTIVE_VT, fallback: str | None = "/dev/tty0"
+) -> VirtualTerminal | None:
     """Open the VT the framebuffer console is showing, or None when there is none.
 
     Tries standard input when it is a VT, then the active VT named in
@@ -167,10 +168,10 @@ class Console:
     def __init__(self, tty: Any = None, *, owns: bool = False) -> None:
         self.tty = tty
         self._owns = owns
-        self._previous: Optional[int] = None
+        self._previous: int | None = None
 
     @classmethod
-    def for_framebuffer(cls, fb: Any) -> "Console":
+    def for_framebuffer(cls, fb: Any) -> Console:
         """The console of the VT showing on a kernel framebuffer; an inactive one for
         a virtual framebuffer or when no VT can be found."""
         if not _is_kernel_framebuffer(fb):
@@ -230,7 +231,7 @@ class Console:
                 self.tty.close()
                 self.tty = None
 
-    def __enter__(self) -> "Console":
+    def __enter__(self) -> Console:
         self.graphics()
         return self
 

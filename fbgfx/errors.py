@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno as _errno
 import os
-from typing import Dict, Optional
 
 __all__ = ["FramebufferError", "ModeError", "TouchError", "UnsupportedFormatError"]
 
@@ -21,7 +20,7 @@ class FramebufferError(OSError):
         filename: The device path, when there is one.
     """
 
-    def __init__(self, err: int, message: str, path: Optional[str] = None) -> None:
+    def __init__(self, err: int, message: str, path: str | None = None) -> None:
         super().__init__(err, message, path)
 
     def __str__(self) -> str:
@@ -29,7 +28,7 @@ class FramebufferError(OSError):
         return f"{where}{self.strerror}"
 
     @classmethod
-    def from_errno(cls, err: int, doing: str, path: Optional[str] = None) -> "FramebufferError":
+    def from_errno(cls, err: int, doing: str, path: str | None = None) -> FramebufferError:
         """Build the error for ``-errno`` returned by the kernel while *doing* something."""
         return cls(err, f"{doing}: {os.strerror(err)}", path)
 
@@ -41,7 +40,9 @@ class ModeError(FramebufferError):
         requested: The mode that was asked for, as a dict of ``fb_var_screeninfo`` names.
     """
 
-    def __init__(self, err: int, message: str, path: Optional[str] = None, requested: Optional[Dict[str, int]] = None) -> None:
+    def __init__(
+        self, err: int, message: str, path: str | None = None, requested: dict[str, int] | None = None
+    ) -> None:
         super().__init__(err or _errno.EINVAL, message, path)
         self.requested = dict(requested or {})
 

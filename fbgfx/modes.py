@@ -14,8 +14,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from .screeninfo import VarScreenInfo
@@ -52,7 +53,12 @@ class Timings:
     def from_var(cls, var: VarScreenInfo) -> Timings:
         """The timings in a kernel ``var`` (its ``timings`` line in ``fbset -i``)."""
         return cls(
-            var.pixclock, var.left_margin, var.right_margin, var.upper_margin, var.lower_margin, var.hsync_len,
+            var.pixclock,
+            var.left_margin,
+            var.right_margin,
+            var.upper_margin,
+            var.lower_margin,
+            var.hsync_len,
             var.vsync_len,
         )
 
@@ -99,14 +105,14 @@ class Mode:
 
     width: int
     height: int
-    bpp: Optional[int] = None
-    virtual_width: Optional[int] = None
-    virtual_height: Optional[int] = None
-    refresh: Optional[int] = None
+    bpp: int | None = None
+    virtual_width: int | None = None
+    virtual_height: int | None = None
+    refresh: int | None = None
     interlaced: bool = False
     name: str = ""
     source: str = "string"
-    timings: Optional[Timings] = None
+    timings: Timings | None = None
 
     def __str__(self) -> str:
         """The mode string, ``WxH[-BPP][@VIRTUAL_HEIGHT]``, that :func:`parse_mode` reads back."""
@@ -129,7 +135,7 @@ class Mode:
             extra.append(self.source)
         return f"{self}" + (f" ({', '.join(extra)})" if extra else "")
 
-    def set_mode_args(self) -> Dict[str, Optional[int]]:
+    def set_mode_args(self) -> dict[str, int | None]:
         """Keyword arguments for :meth:`fbgfx.Framebuffer.set_mode`."""
         return {
             "width": self.width,
@@ -140,7 +146,7 @@ class Mode:
         }
 
 
-def parse_mode(text: Union[str, Mode]) -> Mode:
+def parse_mode(text: str | Mode) -> Mode:
     """Parse a mode string: ``800x600``, ``800x600-16`` or ``800x600-32@1200``.
 
     Args:
@@ -160,7 +166,9 @@ def parse_mode(text: Union[str, Mode]) -> Mode:
         raise TypeError(f"a mode must be a string like '800x600-16', not {type(text).__name__}")
     m = _MODE_RE.fullmatch(text.strip().lower())
     if not m:
-        raise ValueError(f"bad mode {text!r}: expected WIDTHxHEIGHT[-BPP][@VIRTUAL_HEIGHT], e.g. 800x600-16 or 800x600-32@1200")
+        raise ValueError(
+            f"bad mode {text!r}: expected WIDTHxHEIGHT[-BPP][@VIRTUAL_HEIGHT], e.g. 800x600-16 or 800x600-32@1200"
+        )
     width, height, bpp, vh = (int(g) if g else None for g in m.groups())
     if not width or not height or bpp == 0 or vh == 0:
         raise ValueError(f"bad mode {text!r}: sizes and depth must be positive")
@@ -173,7 +181,7 @@ def parse_mode(text: Union[str, Mode]) -> Mode:
 
 def resolve_mode_args(
     width: Any, height: Any, bpp: Any, virtual_width: Any, virtual_height: Any
-) -> Tuple[Any, Any, Any, Any, Any]:
+) -> tuple[Any, Any, Any, Any, Any]:
     """Turn :meth:`~fbgfx.Framebuffer.set_mode` arguments whose ``width`` is a mode
     string (or :class:`Mode`) into plain ones; others pass through.
 
@@ -199,7 +207,7 @@ def resolve_mode_args(
 # -- what the system lists ------------------------------------------------------------------
 
 
-def read_sysfs_modes(device: Union[str, int], root: str = SYSFS_GRAPHICS) -> List[Mode]:
+def read_sysfs_modes(device: str | int, root: str = SYSFS_GRAPHICS) -> list[Mode]:
     """Read the kernel's mode list of a framebuffer (``/sys/class/graphics/fbN/modes``).
 
     Args:
@@ -221,7 +229,7 @@ def read_sysfs_modes(device: Union[str, int], root: str = SYSFS_GRAPHICS) -> Lis
     return _unique(parse_sysfs_modes(text))
 
 
-def parse_sysfs_modes(text: str) -> List[Mode]:
+def parse_sysfs_modes(text: str) -> list[Mode]:
     """Parse the lines of a sysfs ``modes`` file (``U:1024x768p-60``); others are skipped."""
     modes = []
     for line in text.splitlines():
@@ -232,7 +240,7 @@ def parse_sysfs_modes(text: str) -> List[Mode]:
     return modes
 
 
-def read_fb_modes(path: str = FB_MODES) -> List[Mode]:
+def read_fb_modes(path: str = FB_MODES) -> list[Mode]:
     """Read an ``fbset`` mode database (``/etc/fb.modes``); [] when it is missing.
 
     Blocks look like::
@@ -251,11 +259,11 @@ def read_fb_modes(path: str = FB_MODES) -> List[Mode]:
     return parse_fb_modes(text, source=path)
 
 
-def parse_fb_modes(text: str, source: str = FB_MODES) -> List[Mode]:
+def parse_fb_modes(text: str, source: str = FB_MODES) -> list[Mode]:
     """Parse the text of an ``fb.modes`` file; incomplete blocks are skipped."""
-    modes: List[Mode] = []
-    name: Optional[str] = None
-    fields: Dict[str, List[str]] = {}
+    modes: list[Mode] = []
+    name: str | None = None
+    fields: dict[str, list[str]] = {}
     for raw in text.splitlines():
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -275,11 +283,11 @@ def parse_fb_modes(text: str, source: str = FB_MODES) -> List[Mode]:
 
 def list_modes(
     device: str,
-    device_modes: Optional[Iterable[Union[str, Mode]]] = None,
+    device_modes: Iterable[str | Mode] | None = None,
     *,
     sysfs_root: str = SYSFS_GRAPHICS,
-    fb_modes: Optional[str] = FB_MODES,
-) -> List[Mode]:
+    fb_modes: str | None = FB_MODES,
+) -> list[Mode]:
     """Every mode the system knows for a device, without repeats.
 
     Args:
@@ -289,9 +297,8 @@ def list_modes(
         sysfs_root: Where ``fbN/modes`` lives.
         fb_modes: The ``fbset`` database to read too, or None.
     """
-    modes: List[Mode] = [
-        m if isinstance(m, Mode) else dataclasses.replace(parse_mode(m), source="device")
-        for m in (device_modes or ())
+    modes: list[Mode] = [
+        m if isinstance(m, Mode) else dataclasses.replace(parse_mode(m), source="device") for m in (device_modes or ())
     ]
     if _fb_name(device) is not None:
         modes += read_sysfs_modes(device, sysfs_root)
@@ -303,13 +310,13 @@ def list_modes(
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def _fb_name(device: Union[str, int]) -> Optional[str]:
+def _fb_name(device: str | int) -> str | None:
     text = str(device)
     m = re.fullmatch(r"(?:/dev/)?(?:fb)?(\d+)", text) or re.fullmatch(r"/dev/fb/(\d+)", text)
     return f"fb{m.group(1)}" if m else None
 
 
-def _ints(words: Sequence[str], count: int) -> Optional[List[int]]:
+def _ints(words: Sequence[str], count: int) -> list[int] | None:
     try:
         values = [int(w) for w in words[:count]]
     except ValueError:
@@ -317,7 +324,7 @@ def _ints(words: Sequence[str], count: int) -> Optional[List[int]]:
     return values if len(values) == count else None
 
 
-def _fb_mode(name: str, fields: Dict[str, List[str]], source: str) -> Mode:
+def _fb_mode(name: str, fields: dict[str, list[str]], source: str) -> Mode:
     geometry = _ints(fields["geometry"], 5)
     if geometry is None:
         # A broken geometry line: keep what the name says if it is a mode string.
@@ -335,7 +342,7 @@ def _fb_mode(name: str, fields: Dict[str, List[str]], source: str) -> Mode:
     return Mode(xres, yres, depth or None, vxres or None, vyres or None, refresh, laced, name, source, timings)
 
 
-def _unique(modes: Iterable[Mode]) -> List[Mode]:
+def _unique(modes: Iterable[Mode]) -> list[Mode]:
     seen = set()
     out = []
     for m in modes:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from collections.abc import Mapping
-from typing import Any, Dict
+from dataclasses import dataclass
+from typing import Any
 
 from ._ffi import lib
 
@@ -79,11 +79,11 @@ class VarScreenInfo:
     rotate: int = 0
     colorspace: int = 0
 
-    def replace(self, **changes: Any) -> "VarScreenInfo":
+    def replace(self, **changes: Any) -> VarScreenInfo:
         """Return a copy with some fields changed."""
         return dataclasses.replace(self, **changes)
 
-    def asdict(self) -> Dict[str, Any]:
+    def asdict(self) -> dict[str, Any]:
         """All fields as a plain dict (bitfields as dicts), e.g. for JSON."""
         return dataclasses.asdict(self)
 
@@ -107,11 +107,11 @@ class FixScreenInfo:
     accel: int = 0
     capabilities: int = 0
 
-    def replace(self, **changes: Any) -> "FixScreenInfo":
+    def replace(self, **changes: Any) -> FixScreenInfo:
         """Return a copy with some fields changed."""
         return dataclasses.replace(self, **changes)
 
-    def asdict(self) -> Dict[str, Any]:
+    def asdict(self) -> dict[str, Any]:
         """All fields as a plain dict, e.g. for JSON."""
         return dataclasses.asdict(self)
 

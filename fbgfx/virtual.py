@@ -33,7 +33,8 @@ import stat
 import tempfile
 import threading
 import time
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+from collections.abc import Iterator, Mapping
+from typing import Any, Callable
 
 import numpy as np
 
@@ -76,8 +77,21 @@ _U32 = (1 << 32) - 1
 
 # The kernel's 16 console colours, where vfb starts its colour map.
 _CONSOLE_COLORS = [
-    (0, 0, 0), (0, 0, 170), (0, 170, 0), (0, 170, 170), (170, 0, 0), (170, 0, 170), (170, 85, 0), (170, 170, 170),
-    (85, 85, 85), (85, 85, 255), (85, 255, 85), (85, 255, 255), (255, 85, 85), (255, 85, 255), (255, 255, 85),
+    (0, 0, 0),
+    (0, 0, 170),
+    (0, 170, 0),
+    (0, 170, 170),
+    (170, 0, 0),
+    (170, 0, 170),
+    (170, 85, 0),
+    (170, 170, 170),
+    (85, 85, 85),
+    (85, 85, 255),
+    (85, 255, 85),
+    (85, 255, 255),
+    (255, 85, 85),
+    (255, 85, 255),
+    (255, 255, 85),
     (255, 255, 255),
 ]
 
@@ -121,11 +135,11 @@ class VirtualDevice(FbdevBackend):
         height: int,
         format: Any = "XRGB8888",
         *,
-        virtual_width: Optional[int] = None,
-        virtual_height: Optional[int] = None,
-        memory: Optional[int] = None,
+        virtual_width: int | None = None,
+        virtual_height: int | None = None,
+        memory: int | None = None,
         stride_align: int = 4,
-        line_length: Optional[int] = None,
+        line_length: int | None = None,
         can_pan: bool = True,
         modes: str = "allow",
         can_vsync: bool = False,
@@ -136,11 +150,19 @@ class VirtualDevice(FbdevBackend):
         readonly: bool = False,
     ) -> None:
         fmt = format if isinstance(format, PixelFormat) else PixelFormat.from_name(str(format))
-        options = dict(virtual_width=virtual_width, virtual_height=virtual_height, memory=memory,
-                       stride_align=stride_align, line_length=line_length, modes=modes, file=file, id=id,
-                       mode_list=mode_list)
+        options = dict(
+            virtual_width=virtual_width,
+            virtual_height=virtual_height,
+            memory=memory,
+            stride_align=stride_align,
+            line_length=line_length,
+            modes=modes,
+            file=file,
+            id=id,
+            mode_list=mode_list,
+        )
         _check_options(width, height, fmt, options, lambda key: key)
-        self._file: Optional[str] = None if file is None else os.fspath(file)
+        self._file: str | None = None if file is None else os.fspath(file)
         self.path = self._file or "virtual"
         self.readonly = bool(readonly)
         self.shared = self._file is not None
@@ -154,14 +176,16 @@ class VirtualDevice(FbdevBackend):
         self.id = str(id)
         if isinstance(mode_list, str):
             mode_list = [m for m in mode_list.split(",") if m]
-        self.mode_list: Optional[List[str]] = list(mode_list) if mode_list else [f"{width}x{height}-{fmt.bpp}"]
+        self.mode_list: list[str] | None = list(mode_list) if mode_list else [f"{width}x{height}-{fmt.bpp}"]
         var = _var_for(width, height, virtual_width or width, virtual_height or height, fmt)
         self.format = fmt
         line = self._line_length(var)
         needed = line * var.yres_virtual
         if needed > MAX_MEMORY:
-            raise ValueError(f"a {var.xres_virtual}x{var.yres_virtual} {fmt.name} framebuffer needs {needed} bytes of "
-                             f"video memory; a virtual one has at most {MAX_MEMORY}")
+            raise ValueError(
+                f"a {var.xres_virtual}x{var.yres_virtual} {fmt.name} framebuffer needs {needed} bytes of "
+                f"video memory; a virtual one has at most {MAX_MEMORY}"
+            )
         self.memory_size = int(memory) if memory is not None else (2 * needed if 2 * needed <= MAX_MEMORY else needed)
         if needed > self.memory_size:
             raise FramebufferError(errno.ENOMEM, f"{needed} bytes needed, {self.memory_size} available", self.path)
@@ -271,7 +295,7 @@ class VirtualDevice(FbdevBackend):
     # -- the framebuffer file -------------------------------------------------------------------
 
     @property
-    def state_path(self) -> Optional[str]:
+    def state_path(self) -> str | None:
         """Where a file-backed device keeps its mode, pan offset, colour map and
         capabilities (``FILE.state.json``), so that every process opening the same
         device sees the same state, as with a kernel driver. None without a file."""
@@ -288,8 +312,9 @@ class VirtualDevice(FbdevBackend):
         try:
             fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".new")
         except OSError as e:
-            raise FramebufferError(e.errno or errno.EIO, f"cannot create the framebuffer file: {e.strerror}",
-                                   path) from None
+            raise FramebufferError(
+                e.errno or errno.EIO, f"cannot create the framebuffer file: {e.strerror}", path
+            ) from None
         linked = False
         try:
             os.fchmod(fd, self._state_mode)
@@ -314,8 +339,9 @@ class VirtualDevice(FbdevBackend):
             with contextlib.suppress(OSError):
                 os.close(fd)
             if isinstance(e, OSError) and not isinstance(e, FramebufferError):
-                raise FramebufferError(e.errno or errno.EIO, f"cannot create the framebuffer file: {e.strerror}",
-                                       path) from None
+                raise FramebufferError(
+                    e.errno or errno.EIO, f"cannot create the framebuffer file: {e.strerror}", path
+                ) from None
             raise
         finally:
             with contextlib.suppress(OSError):
@@ -327,13 +353,19 @@ class VirtualDevice(FbdevBackend):
             st = os.lstat(path)
         except FileNotFoundError:
             if self.readonly:
-                raise FramebufferError(errno.ENOENT, "no such framebuffer file (a read-only open creates nothing: "
-                                       "draw on the device first, e.g. with fbgfx show)", path) from None
-            raise FramebufferError(errno.ENOENT, "the framebuffer file vanished while it was being opened",
-                                   path) from None
+                raise FramebufferError(
+                    errno.ENOENT,
+                    "no such framebuffer file (a read-only open creates nothing: "
+                    "draw on the device first, e.g. with fbgfx show)",
+                    path,
+                ) from None
+            raise FramebufferError(
+                errno.ENOENT, "the framebuffer file vanished while it was being opened", path
+            ) from None
         except OSError as e:
-            raise FramebufferError(e.errno or errno.EIO, f"cannot open the framebuffer file: {e.strerror}",
-                                   path) from None
+            raise FramebufferError(
+                e.errno or errno.EIO, f"cannot open the framebuffer file: {e.strerror}", path
+            ) from None
         _refuse_special(st, path)
         # O_NONBLOCK: opening never waits (a FIFO swapped in is refused by fstat below)
         flags = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
@@ -344,8 +376,9 @@ class VirtualDevice(FbdevBackend):
             if e.errno == errno.ELOOP:
                 raise FramebufferError(errno.ELOOP, "is a symbolic link; file= does not follow links", path) from None
             hint = " (fbgfx.open(..., readonly=True) only reads it)" if e.errno in (errno.EACCES, errno.EPERM) else ""
-            raise FramebufferError(e.errno or errno.EIO, f"cannot open the framebuffer file: {e.strerror}{hint}",
-                                   path) from None
+            raise FramebufferError(
+                e.errno or errno.EIO, f"cannot open the framebuffer file: {e.strerror}{hint}", path
+            ) from None
         try:
             now = os.fstat(fd)
             _refuse_special(now, path)
@@ -409,11 +442,14 @@ class VirtualDevice(FbdevBackend):
             return
         state = self._read_state(opening=False)
         if self._device_dict() != state["device"] and state["device"] is not None:
-            raise self._error(errno.ESTALE, f"the device was replaced by another one ({state['device']['memory']} "
-                              "bytes of video memory); open it again")
+            raise self._error(
+                errno.ESTALE,
+                f"the device was replaced by another one ({state['device']['memory']} "
+                "bytes of video memory); open it again",
+            )
         self._apply_state(state)
 
-    def _read_state(self, opening: bool) -> Dict[str, Any]:
+    def _read_state(self, opening: bool) -> dict[str, Any]:
         path = self.state_path
         assert path is not None and self._file is not None
         try:
@@ -423,7 +459,9 @@ class VirtualDevice(FbdevBackend):
                 raise FramebufferError(
                     errno.EINVAL,
                     f"not a framebuffer file (there is no {os.path.basename(path)} beside it); fbgfx uses only "
-                    "files it created itself: give file= a path where nothing exists yet", self._file) from None
+                    "files it created itself: give file= a path where nothing exists yet",
+                    self._file,
+                ) from None
             raise self._error(errno.ESTALE, f"{path} was removed; open the device again") from None
         except OSError as e:
             if e.errno == errno.ELOOP:
@@ -440,7 +478,7 @@ class VirtualDevice(FbdevBackend):
         except _Corrupt as e:
             raise self._corrupt(str(e)) from None
 
-    def _apply_device(self, state: Dict[str, Any]) -> None:
+    def _apply_device(self, state: dict[str, Any]) -> None:
         """Take the existing device's capabilities and size (from its state file)."""
         device = state["device"]
         if device is None:  # written by fbgfx 0.1: only the memory size was kept
@@ -452,7 +490,7 @@ class VirtualDevice(FbdevBackend):
         self.can_pan, self.can_vsync, self.can_blank = device["can_pan"], device["can_vsync"], device["can_blank"]
         self.modes, self.id, self.mode_list = device["modes"], device["id"], list(device["mode_list"])
 
-    def _apply_state(self, state: Dict[str, Any]) -> None:
+    def _apply_state(self, state: dict[str, Any]) -> None:
         var, fmt = state["var"], state["format"]
         problem = self._problem(var, fmt, state["visual"])
         if problem:
@@ -461,7 +499,7 @@ class VirtualDevice(FbdevBackend):
         self._fix = self._fix_for(var)
         self.cmap[:] = state["cmap"]
 
-    def _problem(self, var: VarScreenInfo, fmt: PixelFormat, visual: int) -> Optional[str]:
+    def _problem(self, var: VarScreenInfo, fmt: PixelFormat, visual: int) -> str | None:
         """What makes a var from a state file unusable on this device, or None."""
         try:
             described = PixelFormat.from_var(var, visual)
@@ -470,8 +508,10 @@ class VirtualDevice(FbdevBackend):
         if described != fmt or visual != _visual_of(fmt):
             return f"format {fmt.name} does not match the var ({var.bits_per_pixel} bpp, visual {visual})"
         if not (0 < var.xres <= var.xres_virtual <= MAX_SIDE and 0 < var.yres <= var.yres_virtual <= MAX_SIDE):
-            return (f"the sizes {var.xres}x{var.yres} (virtual {var.xres_virtual}x{var.yres_virtual}) are not "
-                    f"1..{MAX_SIDE} with the virtual size at least the visible one")
+            return (
+                f"the sizes {var.xres}x{var.yres} (virtual {var.xres_virtual}x{var.yres_virtual}) are not "
+                f"1..{MAX_SIDE} with the virtual size at least the visible one"
+            )
         if var.xoffset + var.xres > var.xres_virtual or var.yoffset + var.yres > var.yres_virtual:
             return f"the pan offset {var.xoffset},{var.yoffset} is outside the virtual screen"
         line = self._line_length(var)
@@ -479,10 +519,18 @@ class VirtualDevice(FbdevBackend):
             return f"{var.yres_virtual} lines of {line} bytes do not fit in {self.memory_size} bytes of video memory"
         return None
 
-    def _device_dict(self) -> Dict[str, Any]:
-        return {"memory": self.memory_size, "stride_align": self.stride_align, "line_length": self.fixed_line_length,
-                "can_pan": self.can_pan, "modes": self.modes, "can_vsync": self.can_vsync,
-                "can_blank": self.can_blank, "id": self.id, "mode_list": list(self.mode_list or [])}
+    def _device_dict(self) -> dict[str, Any]:
+        return {
+            "memory": self.memory_size,
+            "stride_align": self.stride_align,
+            "line_length": self.fixed_line_length,
+            "can_pan": self.can_pan,
+            "modes": self.modes,
+            "can_vsync": self.can_vsync,
+            "can_blank": self.can_blank,
+            "id": self.id,
+            "mode_list": list(self.mode_list or []),
+        }
 
     def _write_state(self) -> None:
         """Publish the state: a unique temporary file beside it, then an atomic rename
@@ -493,8 +541,14 @@ class VirtualDevice(FbdevBackend):
         for name in BITFIELD_NAMES:
             bf = var[name]
             var[name] = {"offset": bf.offset, "length": bf.length, "msb_right": bf.msb_right}
-        state = {"version": _STATE_VERSION, "device": self._device_dict(), "var": var,
-                 "format": self.format.name, "visual": self._fix.visual, "cmap": self.cmap.tolist()}
+        state = {
+            "version": _STATE_VERSION,
+            "device": self._device_dict(),
+            "var": var,
+            "format": self.format.name,
+            "visual": self._fix.visual,
+            "cmap": self.cmap.tolist(),
+        }
         data = json.dumps(state, separators=(",", ":")).encode()
         directory, name = os.path.split(path)
         try:
@@ -531,9 +585,15 @@ class VirtualDevice(FbdevBackend):
             raise self._error(errno.EINVAL, "setting the mode (FBIOPUT_VSCREENINFO)")
         if changes_mode and self.modes == "ignore":
             # Accepted into var, but the buffer and what is shown stay as they were.
-            checked = checked.replace(xres_virtual=cur.xres_virtual, yres_virtual=cur.yres_virtual,
-                                      bits_per_pixel=cur.bits_per_pixel, red=cur.red, green=cur.green,
-                                      blue=cur.blue, transp=cur.transp)
+            checked = checked.replace(
+                xres_virtual=cur.xres_virtual,
+                yres_virtual=cur.yres_virtual,
+                bits_per_pixel=cur.bits_per_pixel,
+                red=cur.red,
+                green=cur.green,
+                blue=cur.blue,
+                transp=cur.transp,
+            )
             if not test:
                 self._var = checked
             return checked
@@ -542,7 +602,7 @@ class VirtualDevice(FbdevBackend):
             self._fix = self._fix_for(self._var)
         return checked
 
-    def _check_var(self, var: VarScreenInfo) -> Tuple[VarScreenInfo, PixelFormat]:
+    def _check_var(self, var: VarScreenInfo) -> tuple[VarScreenInfo, PixelFormat]:
         """What a driver's ``fb_check_var`` does: round up, fill in, or refuse."""
         bpp = next((b for b in (1, 2, 4, 8, 16, 24, 32) if var.bits_per_pixel <= b), None)
         if bpp is None or var.xres == 0 or var.yres == 0:
@@ -592,8 +652,9 @@ class VirtualFramebuffer(Framebuffer):
         (480, 800)
     """
 
-    def __init__(self, width: int = 800, height: int = 480, format: Any = "XRGB8888", *, readonly: bool = False,
-                 **options: Any) -> None:
+    def __init__(
+        self, width: int = 800, height: int = 480, format: Any = "XRGB8888", *, readonly: bool = False, **options: Any
+    ) -> None:
         device = VirtualDevice(width, height, format, readonly=readonly, **options)
         var = device.get_var()
         super().__init__(device, f"virtual:{var.xres}x{var.yres}:{device.format.name}", readonly=readonly)
@@ -606,7 +667,7 @@ class VirtualFramebuffer(Framebuffer):
         return device
 
     @classmethod
-    def from_spec(cls, spec: str, *, readonly: bool = False) -> "VirtualFramebuffer":
+    def from_spec(cls, spec: str, *, readonly: bool = False) -> VirtualFramebuffer:
         """Open ``virtual:WIDTHxHEIGHT[:FORMAT][:key=value...]`` (see :func:`parse_spec`).
 
         With ``readonly`` nothing is created or changed (see :class:`VirtualDevice`).
@@ -615,18 +676,35 @@ class VirtualFramebuffer(Framebuffer):
         return cls(width, height, fmt, readonly=readonly, **options)
 
 
-_OPTION_TYPES: Dict[str, type] = {
-    "virtual_width": int, "virtual_height": int, "memory": int, "stride_align": int, "line_length": int,
-    "can_pan": bool, "can_vsync": bool, "can_blank": bool, "modes": str, "file": str, "id": str, "mode_list": str,
+_OPTION_TYPES: dict[str, type] = {
+    "virtual_width": int,
+    "virtual_height": int,
+    "memory": int,
+    "stride_align": int,
+    "line_length": int,
+    "can_pan": bool,
+    "can_vsync": bool,
+    "can_blank": bool,
+    "modes": str,
+    "file": str,
+    "id": str,
+    "mode_list": str,
 }
-_OPTION_ALIASES = {"vw": "virtual_width", "vh": "virtual_height", "stride": "line_length", "align": "stride_align",
-                   "pan": "can_pan", "vsync": "can_vsync", "blank": "can_blank",
-                   "modelist": "mode_list"}
+_OPTION_ALIASES = {
+    "vw": "virtual_width",
+    "vh": "virtual_height",
+    "stride": "line_length",
+    "align": "stride_align",
+    "pan": "can_pan",
+    "vsync": "can_vsync",
+    "blank": "can_blank",
+    "modelist": "mode_list",
+}
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
 
-def parse_spec(spec: str) -> Tuple[int, int, str, Dict[str, Any]]:
+def parse_spec(spec: str) -> tuple[int, int, str, dict[str, Any]]:
     """Parse ``virtual:WIDTHxHEIGHT[:FORMAT][:key=value...]``.
 
     Keys are :class:`VirtualDevice` options (``pan=0``, ``modes=refuse``,
@@ -650,9 +728,9 @@ def parse_spec(spec: str) -> Tuple[int, int, str, Dict[str, Any]]:
         raise ValueError(f"bad size {size!r} in {spec!r}: expected WIDTHxHEIGHT, e.g. virtual:800x480:RGB565") from None
     if not (0 < width <= MAX_SIDE and 0 < height <= MAX_SIDE):
         raise ValueError(f"bad size {size!r} in {spec!r}: width and height must be 1..{MAX_SIDE}")
-    fmt: Optional[str] = None
-    options: Dict[str, Any] = {}
-    given: Dict[str, str] = {}  # option -> the key the spec used for it
+    fmt: str | None = None
+    options: dict[str, Any] = {}
+    given: dict[str, str] = {}  # option -> the key the spec used for it
     for part in parts[2:]:
         if "=" not in part:
             name = PixelFormat.from_name(part).name
@@ -667,8 +745,11 @@ def parse_spec(spec: str) -> Tuple[int, int, str, Dict[str, Any]]:
             raise ValueError(f"unknown virtual framebuffer option {key!r} in {spec!r}")
         if option in given:
             first = given[option]
-            raise ValueError(f"option {key!r} given twice in {spec!r}" if first == key
-                             else f"options {first!r} and {key!r} both set {option} in {spec!r}: give one")
+            raise ValueError(
+                f"option {key!r} given twice in {spec!r}"
+                if first == key
+                else f"options {first!r} and {key!r} both set {option} in {spec!r}: give one"
+            )
         given[option] = key
         if kind is bool:
             if value.lower() not in _TRUE + _FALSE:
@@ -689,9 +770,11 @@ def parse_spec(spec: str) -> Tuple[int, int, str, Dict[str, Any]]:
     return width, height, fmt, options
 
 
-def _check_options(width: Any, height: Any, fmt: PixelFormat, options: Mapping[str, Any],
-                   label: Callable[[str], str]) -> None:
+def _check_options(
+    width: Any, height: Any, fmt: PixelFormat, options: Mapping[str, Any], label: Callable[[str], str]
+) -> None:
     """Refuse option values no driver would have, naming the option as the caller gave it."""
+
     def positive(name: str, value: Any, limit: int) -> int:
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 < value <= limit:
             raise ValueError(f"{label(name)} must be an integer from 1 to {limit}, not {value!r}")
@@ -710,8 +793,10 @@ def _check_options(width: Any, height: Any, fmt: PixelFormat, options: Mapping[s
     if line is not None:
         row = fmt.row_bytes(int(vw or width))
         if positive("line_length", line, MAX_MEMORY) < row:
-            raise ValueError(f"{label('line_length')}={line} is smaller than one row of {vw or width} {fmt.name} "
-                             f"pixels ({row} bytes)")
+            raise ValueError(
+                f"{label('line_length')}={line} is smaller than one row of {vw or width} {fmt.name} "
+                f"pixels ({row} bytes)"
+            )
     if options.get("memory") is not None:
         positive("memory", options["memory"], MAX_MEMORY)
     if options.get("modes", "allow") not in MODE_POLICIES:
@@ -725,7 +810,7 @@ class _Corrupt(Exception):
     """A state file that does not describe a device; the message says what is wrong."""
 
 
-def _parse_state(data: bytes) -> Dict[str, Any]:
+def _parse_state(data: bytes) -> dict[str, Any]:
     """Check a state file's contents field by field; raises :class:`_Corrupt`."""
     try:
         doc = json.loads(data.decode("utf-8"))
@@ -738,7 +823,7 @@ def _parse_state(data: bytes) -> Dict[str, Any]:
     for key in ("device", "var", "format", "visual", "cmap"):
         if key not in doc:
             raise _Corrupt(f"it has no {key!r}")
-    state: Dict[str, Any] = {"device": None, "memory": None}
+    state: dict[str, Any] = {"device": None, "memory": None}
     device = doc["device"]
     if "version" not in doc and isinstance(device, list) and len(device) == 4:
         state["memory"] = _int(device[3], "device memory", 1, MAX_MEMORY)  # fbgfx 0.1's [w, h, format, memory]
@@ -762,13 +847,18 @@ def _cmap_of(cmap: Any) -> np.ndarray:
         table = np.array(cmap) if isinstance(cmap, list) else None
     except (ValueError, TypeError, OverflowError, RecursionError):
         table = None
-    if (table is None or table.shape != (256, 4) or table.dtype.kind not in "iu"
-            or table.min() < 0 or table.max() > 0xFFFF):
+    if (
+        table is None
+        or table.shape != (256, 4)
+        or table.dtype.kind not in "iu"
+        or table.min() < 0
+        or table.max() > 0xFFFF
+    ):
         raise _Corrupt("cmap is not 256 entries of 4 integers 0..65535")
     return table.astype(np.uint16)
 
 
-def _device_of(d: Dict[str, Any]) -> Dict[str, Any]:
+def _device_of(d: dict[str, Any]) -> dict[str, Any]:
     keys = ("memory", "stride_align", "line_length", "can_pan", "modes", "can_vsync", "can_blank", "id", "mode_list")
     if set(d) != set(keys):
         raise _Corrupt(f"device has the fields {sorted(d)}, expected {sorted(keys)}")
@@ -779,8 +869,9 @@ def _device_of(d: Dict[str, Any]) -> Dict[str, Any]:
     if d["modes"] not in MODE_POLICIES:
         raise _Corrupt(f"device modes is {_show(d['modes'])}, expected one of {', '.join(MODE_POLICIES)}")
     modes = d["mode_list"]
-    if not (isinstance(modes, list) and 0 < len(modes) <= 4096
-            and all(isinstance(m, str) and len(m) < 64 for m in modes)):
+    if not (
+        isinstance(modes, list) and 0 < len(modes) <= 4096 and all(isinstance(m, str) and len(m) < 64 for m in modes)
+    ):
         raise _Corrupt("device mode_list is not a list of mode strings")
     if not isinstance(d["id"], str) or len(d["id"]) > 64:
         raise _Corrupt(f"device id is {_show(d['id'])}, expected a short string")
@@ -788,8 +879,12 @@ def _device_of(d: Dict[str, Any]) -> Dict[str, Any]:
         "memory": _int(d["memory"], "device memory", 1, MAX_MEMORY),
         "stride_align": _int(d["stride_align"], "device stride_align", 1, MAX_SIDE),
         "line_length": None if line is None else _int(line, "device line_length", 1, MAX_MEMORY),
-        "can_pan": d["can_pan"], "modes": d["modes"], "can_vsync": d["can_vsync"], "can_blank": d["can_blank"],
-        "id": d["id"], "mode_list": modes,
+        "can_pan": d["can_pan"],
+        "modes": d["modes"],
+        "can_vsync": d["can_vsync"],
+        "can_blank": d["can_blank"],
+        "id": d["id"],
+        "mode_list": modes,
     }
 
 
@@ -800,7 +895,7 @@ def _var_of(v: Any) -> VarScreenInfo:
     unknown = [k for k in v if k not in VAR_FIELDS]
     if missing or unknown:
         raise _Corrupt(f"var lacks {missing}" if missing else f"var has unknown fields {unknown[:5]}")
-    fields: Dict[str, Any] = {}
+    fields: dict[str, Any] = {}
     for key in VAR_FIELDS:
         value = v[key]
         if key in BITFIELD_NAMES:
@@ -832,9 +927,17 @@ def _refuse_special(st: os.stat_result, path: str) -> None:
         raise FramebufferError(errno.ELOOP, "is a symbolic link; file= does not follow links", path)
     if stat.S_ISDIR(mode):
         raise FramebufferError(errno.EISDIR, "is a directory, not a framebuffer file", path)
-    kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
-            else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "not a regular file")
+    kind = (
+        "a FIFO"
+        if stat.S_ISFIFO(mode)
+        else "a character device"
+        if stat.S_ISCHR(mode)
+        else "a block device"
+        if stat.S_ISBLK(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "not a regular file"
+    )
     raise FramebufferError(errno.EINVAL, f"is {kind}, not a framebuffer file (file= takes a regular file)", path)
 
 
@@ -858,8 +961,9 @@ def _unlink_if_same(path: str, fd: int) -> None:
             os.unlink(path)
 
 
-def _var_for(xres: int, yres: int, vx: int, vy: int, fmt: PixelFormat,
-             base: Optional[VarScreenInfo] = None) -> VarScreenInfo:
+def _var_for(
+    xres: int, yres: int, vx: int, vy: int, fmt: PixelFormat, base: VarScreenInfo | None = None
+) -> VarScreenInfo:
     base = base or VarScreenInfo()
     direct = not (fmt.indexed or fmt.gray)
     if direct:
@@ -868,9 +972,16 @@ def _var_for(xres: int, yres: int, vx: int, vy: int, fmt: PixelFormat,
         channel = Bitfield(0, fmt.bpp)
         fields = dict(red=channel, green=channel, blue=channel, transp=Bitfield())
     return base.replace(
-        xres=xres, yres=yres, xres_virtual=vx, yres_virtual=vy,
-        xoffset=min(base.xoffset, vx - xres), yoffset=min(base.yoffset, vy - yres),
-        bits_per_pixel=fmt.bpp, grayscale=int(fmt.gray), activate=0, **fields,
+        xres=xres,
+        yres=yres,
+        xres_virtual=vx,
+        yres_virtual=vy,
+        xoffset=min(base.xoffset, vx - xres),
+        yoffset=min(base.yoffset, vy - yres),
+        bits_per_pixel=fmt.bpp,
+        grayscale=int(fmt.gray),
+        activate=0,
+        **fields,
     )
 
 
@@ -882,6 +993,15 @@ def _visual_of(fmt: PixelFormat) -> int:
     return FB_VISUAL_TRUECOLOR
 
 
-def _geometry(var: VarScreenInfo) -> Tuple[Any, ...]:
-    return (var.xres, var.yres, var.xres_virtual, var.yres_virtual, var.bits_per_pixel,
-            var.red, var.green, var.blue, var.transp)
+def _geometry(var: VarScreenInfo) -> tuple[Any, ...]:
+    return (
+        var.xres,
+        var.yres,
+        var.xres_virtual,
+        var.yres_virtual,
+        var.bits_per_pixel,
+        var.red,
+        var.green,
+        var.blue,
+        var.transp,
+    )

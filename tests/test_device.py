@@ -97,7 +97,11 @@ def test_palette_round_trip_and_restore():
 
 @pytest.mark.parametrize(
     "colors, start, words",
-    [(np.zeros((4,), np.uint8), 0, "shape"), (np.zeros((2, 3), int) + 300, 0, "0..255"), (np.zeros((2, 3)), 255, "outside")],
+    [
+        (np.zeros((4,), np.uint8), 0, "shape"),
+        (np.zeros((2, 3), int) + 300, 0, "0..255"),
+        (np.zeros((2, 3)), 255, "outside"),
+    ],
 )
 def test_bad_palettes_raise(colors, start, words, open_virtual):
     """Wrong shapes, values and ranges are ValueErrors and change nothing."""
@@ -182,8 +186,9 @@ def test_same_mode_is_a_no_op(open_virtual):
     assert fb.var.xres == 64
 
 
-@pytest.mark.parametrize("kwargs", [{"width": 0}, {"bpp": -16}, {"height": 1.5}, {"width": True},
-                                    {"width": 64, "virtual_width": 32}])
+@pytest.mark.parametrize(
+    "kwargs", [{"width": 0}, {"bpp": -16}, {"height": 1.5}, {"width": True}, {"width": 64, "virtual_width": 32}]
+)
 def test_bad_mode_arguments_raise_value_error(kwargs, open_virtual):
     """Non-positive, non-integer or inconsistent sizes are ValueErrors before any ioctl."""
     fb = open_virtual("64x48:RGB565")
@@ -265,10 +270,14 @@ def test_var_and_fix_use_kernel_names(open_virtual):
         fb.var.xres = 1  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("virtual:800", "WIDTHxHEIGHT"), ("virtual:80x60:RGB999", "unknown pixel format"),
-    ("virtual:80x60:colour=1", "unknown virtual framebuffer option"),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("virtual:800", "WIDTHxHEIGHT"),
+        ("virtual:80x60:RGB999", "unknown pixel format"),
+        ("virtual:80x60:colour=1", "unknown virtual framebuffer option"),
+    ],
+)
 def test_bad_virtual_specs(spec, words):
     """Malformed virtual specs are clear ValueErrors."""
     with pytest.raises(ValueError, match=words):
@@ -310,6 +319,7 @@ def test_missing_device_lists_what_exists():
 
 def test_permission_denied_says_join_video(monkeypatch):
     """EACCES tells the user to join the video group."""
+
     def denied(*args, **kwargs):
         raise PermissionError(errno.EACCES, "Permission denied")
 
@@ -333,7 +343,9 @@ def test_import_compiles_nothing():
     import sys
 
     # Counted after numpy and Pillow are in: Pillow < 10 itself imports cffi.api (for PyPy).
-    code = ("import sys, numpy, PIL.Image, PIL.ImageDraw, PIL.ImageFont; before = set(sys.modules); import fbgfx; "
-            "print(sorted(m for m in set(sys.modules) - before if m.startswith(('cffi.', 'setuptools', 'distutils'))))")
+    code = (
+        "import sys, numpy, PIL.Image, PIL.ImageDraw, PIL.ImageFont; before = set(sys.modules); import fbgfx; "
+        "print(sorted(m for m in set(sys.modules) - before if m.startswith(('cffi.', 'setuptools', 'distutils'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

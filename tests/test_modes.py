@@ -56,7 +56,9 @@ def test_parse_mode_strings(text, expected):
     assert (m.width, m.height, m.bpp, m.virtual_height) == expected
 
 
-@pytest.mark.parametrize("text", ["800", "800x", "x600", "800x600-", "800x600-16@", "0x600", "800x600-0", "800x600-13", "800x600@500", "abc"])
+@pytest.mark.parametrize(
+    "text", ["800", "800x", "x600", "800x600-", "800x600-16@", "0x600", "800x600-0", "800x600-13", "800x600@500", "abc"]
+)
 def test_parse_mode_rejects_bad_strings(text):
     """Malformed or impossible mode strings raise ValueError naming the expected form."""
     with pytest.raises(ValueError, match="mode"):
@@ -82,7 +84,9 @@ def test_sysfs_modes_are_read_without_repeats(tmp_path):
     (tmp_path / "fb1" / "modes").write_text("U:1024x768p-60\nS:640x480p-75\nU:1024x768p-60\nD:720x576i-50\ngarbage\n")
     modes = read_sysfs_modes("/dev/fb1", root=str(tmp_path))
     assert [(m.width, m.height, m.refresh, m.interlaced) for m in modes] == [
-        (1024, 768, 60, False), (640, 480, 75, False), (720, 576, 50, True)
+        (1024, 768, 60, False),
+        (640, 480, 75, False),
+        (720, 576, 50, True),
     ]
     assert all(m.bpp is None and m.source == "sysfs" for m in modes)
     assert read_sysfs_modes(1, root=str(tmp_path)) == modes

@@ -27,7 +27,7 @@ import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Optional
 
 import pytest
 
@@ -42,7 +42,7 @@ ENABLE_HINT = "run `bash .ci/vm-deps.sh` to install qemu, a kernel and virtme-ng
 # The boots: qemu display adapter, kernel command line, and the driver setups loaded
 # in the guest, in order, each as (module load command, the device it creates).
 # vfb needs no display, so it shares the bochs boot as fb1: one boot less.
-BOOTS: Dict[str, dict] = {
+BOOTS: dict[str, dict] = {
     "std": {
         "vga": "std",
         "append": [],
@@ -71,7 +71,7 @@ def vm_tools_missing() -> Optional[str]:
     if missing:
         return f"real-kernel tests need {', '.join(missing)}: {ENABLE_HINT}"
     kernel = _kernel_image()
-    release = os.path.basename(kernel)[len("vmlinuz-"):]
+    release = os.path.basename(kernel)[len("vmlinuz-") :]
     if not os.path.isdir(f"/lib/modules/{release}"):
         return f"no modules for {kernel} in /lib/modules/{release}: {ENABLE_HINT}"
     return None
@@ -96,7 +96,7 @@ class Monitor:
         self.rwdir = rwdir
         self.stop = threading.Event()
         self.served = 0
-        self.errors: List[str] = []
+        self.errors: list[str] = []
         self._sock: Optional[socket.socket] = None
         self._buf = b""
         self._thread = threading.Thread(target=self._run, name="qemu-qmp", daemon=True)
@@ -146,7 +146,7 @@ class Monitor:
     def _run(self) -> None:
         while not self.stop.is_set():
             for req in sorted(self.rwdir.glob("req-*")):
-                n = req.name[len("req-"):]
+                n = req.name[len("req-") :]
                 try:
                     self._connect()
                     shot = self.rwdir / f"shot-{n}.ppm"
@@ -180,7 +180,7 @@ class BootResult:
     outdir: Path
     returncode: Optional[int]
     seconds: float
-    results: List[GuestResult] = field(default_factory=list)
+    results: list[GuestResult] = field(default_factory=list)
     screendumps: int = 0
     timed_out: bool = False
 
@@ -191,17 +191,17 @@ class BootResult:
         text = path.read_text(errors="replace").splitlines()
         return "\n".join(text[-lines:])
 
-    def results_for(self, setup: str) -> List[GuestResult]:
+    def results_for(self, setup: str) -> list[GuestResult]:
         return [r for r in self.results if r.setup == setup]
 
-    def counts(self, setup: str) -> Dict[str, int]:
-        out: Dict[str, int] = {}
+    def counts(self, setup: str) -> dict[str, int]:
+        out: dict[str, int] = {}
         for r in self.results_for(setup):
             out[r.outcome] = out.get(r.outcome, 0) + 1
         return out
 
 
-def parse_junit(path: Path) -> List[GuestResult]:
+def parse_junit(path: Path) -> list[GuestResult]:
     """Read pytest's JUnit XML into one GuestResult per test case."""
     results = []
     for case in ET.parse(path).getroot().iter("testcase"):
@@ -221,8 +221,7 @@ def parse_junit(path: Path) -> List[GuestResult]:
                         message = "\n".join(detail[:12])
                 break
         props = {p.get("name"): p.get("value") for p in case.iter("property")}
-        results.append(GuestResult(nodeid, outcome, message, float(case.get("time") or 0),
-                                   props.get("setup", "")))
+        results.append(GuestResult(nodeid, outcome, message, float(case.get("time") or 0), props.get("setup", "")))
     return results
 
 
@@ -242,14 +241,18 @@ def warm_guest_bytecode() -> None:
         env = dict(os.environ, FBGFX_IN_GUEST="1", FBGFX_SETUPS="", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         subprocess.run(
-            [sys.executable, "-m", "pytest", "tests/kernel/guest", "--collect-only", "-q",
-             "-p", "no:cacheprovider"],
-            cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, timeout=120, check=False,
+            [sys.executable, "-m", "pytest", "tests/kernel/guest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=120,
+            check=False,
         )
 
 
-def boot_and_test(boot: str, outdir: Path, pytest_args: List[str] = ()) -> BootResult:
+def boot_and_test(boot: str, outdir: Path, pytest_args: list[str] = ()) -> BootResult:
     """Boot the kernel for ``boot``, load its drivers, run the guest tests on each
     device, and collect their results."""
     spec = BOOTS[boot]
@@ -268,34 +271,58 @@ def boot_and_test(boot: str, outdir: Path, pytest_args: List[str] = ()) -> BootR
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
     }
     guest_pytest = [
-        sys.executable, "-m", "pytest", "tests/kernel/guest", "-m", "kernel",
-        "-p", "no:cacheprovider", "-q", "-rA", f"--junitxml={outdir}/junit.xml",
-        "-o", "junit_family=xunit1", *pytest_args,
+        sys.executable,
+        "-m",
+        "pytest",
+        "tests/kernel/guest",
+        "-m",
+        "kernel",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-rA",
+        f"--junitxml={outdir}/junit.xml",
+        "-o",
+        "junit_family=xunit1",
+        *pytest_args,
     ]
     env = " ".join(f"{k}={shlex.quote(v)}" for k, v in guest_env.items())
     # The guest runs this script; uptime.txt records when it reached each step.
     up = f"cut -d' ' -f1 /proc/uptime >>{outdir}/uptime.txt"
     script = outdir / "guest.sh"
-    script.write_text("\n".join([
-        up,
-        f"cd {shlex.quote(str(REPO))}",
-        *[
-            f"{load} >>{outdir}/modprobe.txt 2>&1; "
-            # the next driver must not take this one's device number
-            f"for i in $(seq 100); do [ -e {dev} ] && break; sleep 0.1; done"
-            for load, dev in spec["setups"].values()
-        ],
-        up,
-        f"env {env} {shlex.join(guest_pytest)} "
-        f">{outdir}/guest-stdout.txt 2>{outdir}/guest-stderr.txt",
-        f"echo $? >{outdir}/guest-rc",
-        up,
-        f"dmesg >{outdir}/dmesg.txt",
-        "",
-    ]))
+    script.write_text(
+        "\n".join(
+            [
+                up,
+                f"cd {shlex.quote(str(REPO))}",
+                *[
+                    f"{load} >>{outdir}/modprobe.txt 2>&1; "
+                    # the next driver must not take this one's device number
+                    f"for i in $(seq 100); do [ -e {dev} ] && break; sleep 0.1; done"
+                    for load, dev in spec["setups"].values()
+                ],
+                up,
+                f"env {env} {shlex.join(guest_pytest)} >{outdir}/guest-stdout.txt 2>{outdir}/guest-stderr.txt",
+                f"echo $? >{outdir}/guest-rc",
+                up,
+                f"dmesg >{outdir}/dmesg.txt",
+                "",
+            ]
+        )
+    )
     cmd = [
-        "vng", "--run", _kernel_image(), "--user", "root", "--disable-kvm",
-        "--cpus", "2", "--memory", "1G", "--rwdir", str(outdir),
+        "vng",
+        "--run",
+        _kernel_image(),
+        "--user",
+        "root",
+        "--disable-kvm",
+        "--cpus",
+        "2",
+        "--memory",
+        "1G",
+        "--rwdir",
+        str(outdir),
         f"--qemu-opts={qemu_opts}",
     ]
     for arg in spec["append"]:
@@ -309,7 +336,11 @@ def boot_and_test(boot: str, outdir: Path, pytest_args: List[str] = ()) -> BootR
     timed_out = False
     with open(outdir / "vng-stdout.txt", "wb") as out, open(outdir / "vng-stderr.txt", "wb") as err:
         proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=REPO,
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            cwd=REPO,
             start_new_session=True,
         )
         try:
@@ -322,15 +353,14 @@ def boot_and_test(boot: str, outdir: Path, pytest_args: List[str] = ()) -> BootR
     monitor.close()
     shutil.rmtree(sockdir, ignore_errors=True)
 
-    result = BootResult(boot, outdir, proc.returncode, seconds, screendumps=monitor.served,
-                        timed_out=timed_out)
+    result = BootResult(boot, outdir, proc.returncode, seconds, screendumps=monitor.served, timed_out=timed_out)
     junit = outdir / "junit.xml"
     if junit.exists():
         result.results = parse_junit(junit)
     return result
 
 
-_BOOTS: List[BootResult] = []
+_BOOTS: list[BootResult] = []
 
 
 @pytest.fixture(scope="session")

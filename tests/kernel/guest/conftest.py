@@ -12,7 +12,7 @@ import struct
 import subprocess
 import time
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Optional
 
 import numpy as np
 import pytest
@@ -73,7 +73,7 @@ class Kernel:
         with open(self.device, "rb", buffering=0) as f:
             return bytes(fcntl.ioctl(f, FBIOGET_VSCREENINFO, bytes(160)))
 
-    def var(self) -> Dict[str, int]:
+    def var(self) -> dict[str, int]:
         """fb_var_screeninfo as a dict of the kernel's field names."""
         return dict(zip(VAR_FIELDS, struct.unpack("<40I", self.var_bytes())))
 
@@ -81,7 +81,7 @@ class Kernel:
         with open(self.device, "rb", buffering=0) as f:
             fcntl.ioctl(f, FBIOPUT_VSCREENINFO, raw)
 
-    def fix(self) -> Dict[str, object]:
+    def fix(self) -> dict[str, object]:
         """fb_fix_screeninfo fields that matter here."""
         with open(self.device, "rb", buffering=0) as f:
             raw = bytes(fcntl.ioctl(f, FBIOGET_FSCREENINFO, bytes(80)))
@@ -89,8 +89,16 @@ class Kernel:
         smem_len, typ, type_aux, visual = struct.unpack_from("<4I", raw, 24)
         xpanstep, ypanstep, ywrapstep = struct.unpack_from("<3H", raw, 40)
         (line_length,) = struct.unpack_from("<I", raw, 48)
-        return dict(id=ident, smem_len=smem_len, type=typ, visual=visual, xpanstep=xpanstep,
-                    ypanstep=ypanstep, ywrapstep=ywrapstep, line_length=line_length)
+        return dict(
+            id=ident,
+            smem_len=smem_len,
+            type=typ,
+            visual=visual,
+            xpanstep=xpanstep,
+            ypanstep=ypanstep,
+            ywrapstep=ywrapstep,
+            line_length=line_length,
+        )
 
     def cmap(self, start: int = 0, count: int = 256) -> np.ndarray:
         """The colour map via FBIOGETCMAP, as (count, 3) uint8 (top byte of 16 bits)."""
@@ -108,11 +116,10 @@ class Kernel:
     def sysfs_pair(self, name: str):
         return tuple(int(v) for v in self.sysfs(name).split(","))
 
-    def fbset(self) -> Dict[str, object]:
+    def fbset(self) -> dict[str, object]:
         """Parse ``fbset -i``: geometry, rgba, and the "Frame buffer device information"."""
-        out = subprocess.run(["fbset", "-i", "-fb", self.device], check=True,
-                             capture_output=True, text=True).stdout
-        info: Dict[str, object] = {"text": out}
+        out = subprocess.run(["fbset", "-i", "-fb", self.device], check=True, capture_output=True, text=True).stdout
+        info: dict[str, object] = {"text": out}
         geo = re.search(r"geometry (\d+) (\d+) (\d+) (\d+) (\d+)", out)
         info["geometry"] = tuple(int(v) for v in geo.groups())
         rgba = re.search(r"rgba (\d+)/(\d+),(\d+)/(\d+),(\d+)/(\d+),(\d+)/(\d+)", out)
@@ -227,12 +234,12 @@ class Kernel:
         return last
 
     # -- independent pixel arithmetic ---------------------------------------------------
-    def channels(self, var: Optional[Dict[str, int]] = None):
+    def channels(self, var: Optional[dict[str, int]] = None):
         """(offset, length) of red, green, blue from a raw var."""
         var = var or self.var()
         return [(var[f"{c}_offset"], var[f"{c}_length"]) for c in ("red", "green", "blue")]
 
-    def encode(self, rgb: np.ndarray, var: Optional[Dict[str, int]] = None) -> np.ndarray:
+    def encode(self, rgb: np.ndarray, var: Optional[dict[str, int]] = None) -> np.ndarray:
         """Pack (h, w, 3) RGB into the device's bytes from the kernel's bitfields alone:
         each channel keeps its top ``length`` bits at ``offset``, little-endian; an
         alpha field (vfb's 32 bpp) is opaque, all ones."""
@@ -245,14 +252,13 @@ class Kernel:
         out = [((value >> (8 * b)) & 0xFF).astype(np.uint8) for b in range(nbytes)]
         return np.stack(out, axis=-1).reshape(rgb.shape[0], -1)
 
-    def decode_top_bits(self, raw: np.ndarray, var: Optional[Dict[str, int]] = None) -> np.ndarray:
+    def decode_top_bits(self, raw: np.ndarray, var: Optional[dict[str, int]] = None) -> np.ndarray:
         """Per channel, the field value (top bits of the colour) in raw device bytes."""
         var = var or self.var()
         nbytes = var["bits_per_pixel"] // 8
         raw = raw.reshape(raw.shape[0], -1, nbytes).astype(np.uint64)
         value = sum(raw[..., b] << (8 * b) for b in range(nbytes))
-        return np.stack([(value >> off) & ((1 << length) - 1) for off, length in self.channels(var)],
-                        axis=-1)
+        return np.stack([(value >> off) & ((1 << length) - 1) for off, length in self.channels(var)], axis=-1)
 
 
 def read_ppm(path: Path) -> np.ndarray:
@@ -265,7 +271,7 @@ def read_ppm(path: Path) -> np.ndarray:
         pos = m.end()
     magic, w, h, maxval = fields[0], int(fields[1]), int(fields[2]), int(fields[3])
     assert magic == b"P6" and maxval == 255, (magic, maxval)
-    pixels = data[pos + 1:pos + 1 + w * h * 3]
+    pixels = data[pos + 1 : pos + 1 + w * h * 3]
     return np.frombuffer(pixels, np.uint8).reshape(h, w, 3)
 
 
