@@ -173,6 +173,10 @@ class Surface:
         t.bpp = max(1, fmt.bpp // 8)
         self._t = t
         self._bpp = t.bpp
+        # Text and masks blend in one C call with the surface's packed colour, without
+        # convert.blend_mask's per-call checks and colour packing (direct and gray formats
+        # of whole bytes; palettes keep convert.blend_mask's exact nearest-entry search).
+        self._mask_spec = convert._spec(fmt, None, 0) if fmt.bpp >= 8 and not fmt.indexed else None
         self._clip: Rect | None = None
         self._cbox: Rect = (0, 0, 0, 0)
         self.reset_clip()
@@ -760,7 +764,17 @@ class Surface:
         sub = mask[y0 - y : y1 - y, x0 - x : x1 - x]
         if check_empty and not sub.any():
             return
-        convert.blend_mask(self.array[y0:y1, x0:x1], sub, ink.rgba, self.format, palette=self.palette)
+        spec = self._mask_spec
+        if spec is not None and mask.dtype == np.uint8 and mask.flags.c_contiguous:
+            t = self._t
+            r, g, b, a = ink.rgba
+            # pointers from the surface's and the mask's bases: mask stays referenced here
+            src = ffi.from_buffer("uint8_t[]", mask) + ((y0 - y) * w + (x0 - x))
+            dst = t.data + (y0 * t.stride + x0 * self._bpp)
+            rc = lib.convert_blend_mask(src, w, dst, t.stride, x1 - x0, y1 - y0, r, g, b, a, ink.value, spec.c)
+            check_value(rc, "blend_mask")
+        else:
+            convert.blend_mask(self.array[y0:y1, x0:x1], sub, ink.rgba, self.format, palette=self.palette)
         if not self._quiet:
             self._notify(x0, y0, x1, y1)
 

@@ -18,6 +18,8 @@ import numpy as np
 import PIL
 from PIL import Image, ImageFont
 
+from . import _glyphs
+
 __all__ = ["default_font", "font"]
 
 #: A Pillow font (FreeType, bitmap or transposed). Any: Pillow before 10 has no types.
@@ -297,12 +299,20 @@ def layout(
     """Render ``text`` at ``xy`` into positioned coverage masks (one per line)."""
     _check_text(text)
     feats = tuple(features) if features else None
+    simple = not stroke_width and direction is None and feats is None and language is None
     runs: list[Run] = []
     for line in _split(fnt, xy, text, anchor, spacing, align, direction, feats, language, stroke_width):
         if not math.isfinite(line.x) or not math.isfinite(line.y):
             raise ValueError(f"text position must be finite, got {xy!r}")
         x, y = int(line.x), int(line.y)
         start = (math.modf(line.x)[0], math.modf(line.y)[0])
+        if simple and (fnt, line.text, line.anchor, start, 0, None, None, None) not in _runs:
+            # a line not seen before: composed from cached glyphs when that is exact
+            placed = _glyphs.compose(fnt, line.text, line.x, line.y, line.anchor)
+            if placed is not None:
+                if placed[0].size:
+                    runs.append(Run(*placed))
+                continue
         mask, dx, dy = _render(fnt, line.text, line.anchor, start, stroke_width, direction, feats, language)
         if mask.size:
             runs.append(Run(mask, x + dx, y + dy))
