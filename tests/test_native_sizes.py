@@ -7,13 +7,19 @@ kernels do all the work of the big surface on 100 KB.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
+import pytest
 from numpy.lib.stride_tricks import as_strided
 
 from fbgfx import Surface, convert
 from fbgfx.pixelformat import PixelFormat
 
 W, H = 100000, 21475  # W * H > 2**31 - 1
+
+# NumPy cannot shape one array past 2**31 elements where pointers are 32 bits (armhf).
+pytestmark = pytest.mark.skipif(sys.maxsize < 2**32, reason="a 32-bit process has no arrays of 2**31 pixels")
 
 
 def _rows(row: np.ndarray, height: int) -> np.ndarray:
