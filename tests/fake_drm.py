@@ -73,8 +73,10 @@ class FakeCard:
         vram: int | None = None,
         dirty: bool = True,
         crtc_on: bool = True,
+        driver: str = "fake-drm",
     ) -> None:
         self.path = "/dev/dri/card0"
+        self.driver_name = driver
         self.fd = 3
         self.modes = tuple(modes)
         self.connected = connected
@@ -105,7 +107,7 @@ class FakeCard:
     # identity
     def driver(self) -> str:
         self.calls.append("driver")
-        return "fake-drm"
+        return self.driver_name
 
     def get_cap(self, cap: int) -> int:
         return 1

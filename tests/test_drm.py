@@ -407,3 +407,22 @@ def test_blank_turns_the_crtc_off_and_back(fb, card):
     assert card.state.fb_id == 0 and card.state.mode is None
     assert fb.unblank() is True
     assert card.state.fb_id in fb.drm.fb_ids and (card.scanout().view("<u4") == 9).all()
+
+
+def test_flush_on_cirrus_sends_whole_rows():
+    """On cirrus at 32 bpp the rectangles sent span whole rows (its partial ones land
+    at the wrong x); at 16 bpp they are sent as they are."""
+    card = FakeCard(driver="cirrus")
+    with open_fake(card) as fb:
+        fb.flush([(100, 100, 140, 120)])
+        assert card.dirty_rects[-1] == [(0, 100, 1280, 120)]
+    card = FakeCard(driver="cirrus")
+    with open_fake(card, format="RGB565") as fb:
+        fb.flush([(100, 100, 140, 120)])
+        assert card.dirty_rects[-1] == [(100, 100, 140, 120)]
+
+
+def test_flush_of_many_boxes_sends_their_bounds(fb, card):
+    """More rectangles than the kernel takes are sent as one that holds them all."""
+    fb.flush([(i, 2 * i, i + 1, 2 * i + 1) for i in range(300)])
+    assert card.dirty_rects[-1] == [(0, 0, 300, 599)]

@@ -250,6 +250,40 @@ def run_card(driver: str, card: str, qid: str) -> None:
             assert info is not None
             return {"buffering": screen.buffering, "frames": out, "flips": info.flips, "events": info.flip_events}
 
+    @step(f"copy:{driver}")
+    def _copy() -> dict[str, Any]:
+        with fbgfx.open(spec) as fb, fb.screen("copy") as screen:
+            want = frame_picture(1, fb.width, fb.height)
+            with screen.frame() as s:
+                s.array[...] = fb.format.pack(want)
+                screen.mark_dirty()
+            first = compare(settled(qid, f"copy-{driver}-0"), want)
+            with screen.frame() as s:  # a small change: only its rectangle is sent
+                s.rectangle((100, 100, 139, 119), fill="white")
+            want[100:120, 100:140] = 255
+            second = compare(settled(qid, f"copy-{driver}-1"), want)
+            return {
+                "buffering": screen.buffering,
+                "first": first,
+                "second": second,
+                "flips": fb.drm.flips if fb.drm else -1,
+            }
+
+    @step(f"rgb565:{driver}")
+    def _rgb565() -> dict[str, Any]:
+        with fbgfx.open(spec) as fb:
+            offered = fb.drm.plane_formats if fb.drm else ()
+        if "RG16" not in offered:
+            return {"offered": list(offered), "skipped": "the plane does not scan out RG16"}
+        with fbgfx.open(f"{spec}:format=RGB565") as fb, fb.screen() as screen:
+            want = random_picture(5, fb.width, fb.height)
+            screen.present(want)
+            fb.wait_flip()
+            shot = settled(qid, f"rgb565-{driver}")
+            bits = np.array([3, 2, 3], np.uint8)
+            result = compare(shot >> bits, want >> bits)
+            return {"format": fb.format.name, "buffering": screen.buffering, **result}
+
     @step(f"mode:{driver}")
     def _mode() -> dict[str, Any]:
         with fbgfx.open(spec) as fb:

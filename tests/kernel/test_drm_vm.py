@@ -241,6 +241,26 @@ def test_each_flipped_frame_on_screendump(drm_vm, driver):
 
 
 @pytest.mark.parametrize("driver", DRIVERS)
+def test_copy_mode_shows_dirty_rectangles(drm_vm, driver):
+    """Screen("copy") writes into the buffer on screen and sends DIRTYFB: the first frame
+    and then a small change are on the screendump, with no page flip."""
+    r = _step(drm_vm, f"copy:{driver}")
+    assert r["buffering"] == "copy" and r["flips"] == 0
+    _shows(r["first"], f"{driver} copy frame")
+    _shows(r["second"], f"{driver} copy change")
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_rgb565_where_the_plane_offers_it(drm_vm, driver):
+    """format=RGB565 on a plane that lists RG16 shows a random picture to its bits."""
+    r = _step(drm_vm, f"rgb565:{driver}")
+    if "skipped" in r:
+        pytest.skip(f"{driver}: {r['skipped']} (offers {r['offered']})")
+    assert r["format"] == "RGB565" and r["buffering"] == "flip"
+    _shows(r, f"{driver} RGB565")
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
 def test_set_mode_changes_the_monitor(drm_vm, driver):
     """set_mode to another connector mode changes the monitor's size; a size the
     connector does not list is a ModeError naming its modes."""
