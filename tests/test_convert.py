@@ -366,8 +366,9 @@ def test_bad_inputs_raise():
     with pytest.raises(ValueError, match="read-only"):
         convert.to_native(np.zeros((4, 5, 3), np.uint8), fmt, readonly)
     with pytest.raises(ValueError, match="palette"):
-        convert.to_native(np.zeros((4, 5, 3), np.uint8), FORMATS["C8"], np.zeros((4, 5), np.uint8),
-                          palette=np.zeros((4, 2), np.uint8))
+        convert.to_native(
+            np.zeros((4, 5, 3), np.uint8), FORMATS["C8"], np.zeros((4, 5), np.uint8), palette=np.zeros((4, 2), np.uint8)
+        )
     with pytest.raises(ValueError, match="color"):
         convert.blend_mask(out, np.zeros((4, 5), np.uint8), (1, 2, 300), fmt)
     with pytest.raises(TypeError, match="color"):

@@ -1,6 +1,5 @@
 """Surface primitives against Pillow's ImageDraw, colours, clipping, blits and batch forms."""
 
-
 import functools
 import inspect
 
@@ -32,19 +31,22 @@ COLOURS = dict(fill=(200, 40, 10), outline=(10, 220, 90))
 # pixels differently, so exact polygon comparisons need a Pillow at least that new.
 PILLOW = tuple(int(p) for p in PIL.__version__.split(".")[:2])
 pillow_polygons = pytest.mark.skipif(
-    PILLOW < (11, 2), reason=f"Pillow {PIL.__version__} rasterises polygon edges as Pillow < 11.2 did")
+    PILLOW < (11, 2), reason=f"Pillow {PIL.__version__} rasterises polygon edges as Pillow < 11.2 did"
+)
 # Rounded rectangles follow Pillow >= 12.3, whose corner arcs moved a few pixels.
 pillow_rounded = pytest.mark.skipif(
-    PILLOW < (12, 3), reason=f"Pillow {PIL.__version__} draws rounded corners as Pillow < 12.3 did")
+    PILLOW < (12, 3), reason=f"Pillow {PIL.__version__} draws rounded corners as Pillow < 12.3 did"
+)
 pillow_corners = pytest.mark.skipif(
     "corners" not in inspect.signature(ImageDraw.ImageDraw.rounded_rectangle).parameters,
-    reason=f"Pillow {PIL.__version__} has no rounded_rectangle(corners=) to compare with")
+    reason=f"Pillow {PIL.__version__} has no rounded_rectangle(corners=) to compare with",
+)
 
 
 def test_lines_match_pillow():
     """Random 1-pixel and wide lines and polylines give Pillow's exact pixels."""
     r = np.random.RandomState(1)
-    for i in range(300):
+    for _i in range(300):
         pts = [tuple(int(v) for v in r.randint(-30, 90, 2)) for _ in range(r.randint(2, 5))]
         width = int(r.choice([1, 1, 2, 3, 4, 5, 7, 10]))
         check(lambda d: d.line(pts, fill=(255, 255, 255), width=width))
@@ -72,7 +74,7 @@ def test_points_match_pillow():
 def test_rectangles_match_pillow():
     """Filled and outlined rectangles, thick outlines wider than the rectangle included."""
     r = np.random.RandomState(2)
-    for i in range(300):
+    for _i in range(300):
         box = rnd_box(r)
         width = int(r.choice([1, 2, 3, 5, 9, 30]))
         check(lambda d: d.rectangle(box, width=width, **COLOURS))
@@ -83,7 +85,7 @@ def test_rectangles_match_pillow():
 def test_polygons_match_pillow():
     """Random concave and self-intersecting polygons, filled and outlined."""
     r = np.random.RandomState(3)
-    for i in range(400):
+    for _i in range(400):
         n = r.randint(3, 9)
         pts = [tuple(int(v) for v in r.randint(-15, 80, 2)) for _ in range(n)]
         width = int(r.choice([1, 1, 2, 4]))
@@ -104,7 +106,7 @@ def test_regular_polygon_matches_pillow():
 def test_ellipses_match_pillow():
     """Random ellipses and circles: filled, outlined, thin and thick, odd and even sizes."""
     r = np.random.RandomState(4)
-    for i in range(300):
+    for _i in range(300):
         box = rnd_box(r)
         width = int(r.choice([1, 2, 3, 6, 40]))
         check(lambda d: d.ellipse(box, width=width, **COLOURS))
@@ -113,8 +115,9 @@ def test_ellipses_match_pillow():
             check(lambda d: d.circle((30, 20), radius, **COLOURS))
         else:  # Pillow < 10.4 has no circle(); its circle() is exactly this ellipse
             box = (30 - radius, 20 - radius, 30 + radius, 20 + radius)
-            assert_like_pillow(lambda s: s.circle((30, 20), radius, **COLOURS),
-                               pillow=lambda d: d.ellipse(box, **COLOURS))
+            assert_like_pillow(
+                lambda s: s.circle((30, 20), radius, **COLOURS), pillow=lambda d: d.ellipse(box, **COLOURS)
+            )
 
 
 def test_arcs_chords_pieslices_match_pillow():
@@ -163,7 +166,9 @@ def test_default_inks_match_pillow():
     check(lambda d: d.polygon([(3, 3), (30, 20), (5, 40)]))
 
 
-@pytest.mark.parametrize("fmt", ["RGB565", "BGR565", "XRGB8888", "XBGR8888", "RGB888", "BGR888", "C8", "R8", "ARGB8888"])
+@pytest.mark.parametrize(
+    "fmt", ["RGB565", "BGR565", "XRGB8888", "XBGR8888", "RGB888", "BGR888", "C8", "R8", "ARGB8888"]
+)
 def test_every_format_stores_packed_colour(fmt):
     """Each primitive writes exactly format.pack_color of its colour in every format."""
     s = Surface(W, H, fmt)
@@ -190,7 +195,19 @@ def test_int_colours_are_native_values():
         s.point((1, 1), 0x10000)
 
 
-@pytest.mark.parametrize("bad", [(float("nan"), 0, 0), (0, float("inf"), 0), (256, 0, 0), (-1, 0, 0), (1.5, 0, 0), (1, 2), "nosuchcolour", "#12345"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        (float("nan"), 0, 0),
+        (0, float("inf"), 0),
+        (256, 0, 0),
+        (-1, 0, 0),
+        (1.5, 0, 0),
+        (1, 2),
+        "nosuchcolour",
+        "#12345",
+    ],
+)
 def test_bad_colours_raise_value_error(bad):
     """NaN, infinity, out-of-range channels and unknown names raise ValueError."""
     s = Surface(8, 8)
@@ -212,6 +229,7 @@ def test_colour_strings_parse_like_pillow():
 
 def test_alpha_blends_like_pillow_rgba_draw():
     """An RGBA colour blends over what is there, as ImageDraw.Draw(im, "RGBA") does."""
+
     def draw(t):
         t.rectangle((0, 0, 63, 47), fill=(0, 0, 200))
         t.rectangle((10, 10, 40, 30), fill=(255, 0, 0, 128))
@@ -249,20 +267,23 @@ def test_clip_rectangle_limits_drawing():
     assert s.clip is None
 
 
-@pytest.mark.parametrize("call", [
-    lambda s: s.line((-1e9, -1e9, 1e9, 1e9), fill="white", width=3),
-    lambda s: s.line((-1e9, 5, 1e9, 7), fill="white"),
-    lambda s: s.rectangle((-1e9, -1e9, 1e9, 1e9), outline="white", width=5),
-    lambda s: s.ellipse((-1e9, -1e9, 1e9, 1e9), fill="white"),
-    lambda s: s.ellipse((-1e6, 10, 1e6, 20), outline="white", width=3),
-    lambda s: s.polygon([(-1e9, 0), (1e9, 10), (0, 1e9)], fill="white"),
-    lambda s: s.arc((-1e5, -1e5, 1e5, 1e5), 0, 90, fill="white"),
-    lambda s: s.rectangle((30, 30, 10, 10), fill="white"),
-    lambda s: s.ellipse((30, 30, 10, 10), fill="white"),
-    lambda s: s.rectangle((5, 5, 5, 5), fill="white"),
-    lambda s: s.line((5, 5, 5, 5), fill="white", width=1e9),
-    lambda s: s.rectangle((5, 5, 20, 20), outline="white", width=10**12),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: s.line((-1e9, -1e9, 1e9, 1e9), fill="white", width=3),
+        lambda s: s.line((-1e9, 5, 1e9, 7), fill="white"),
+        lambda s: s.rectangle((-1e9, -1e9, 1e9, 1e9), outline="white", width=5),
+        lambda s: s.ellipse((-1e9, -1e9, 1e9, 1e9), fill="white"),
+        lambda s: s.ellipse((-1e6, 10, 1e6, 20), outline="white", width=3),
+        lambda s: s.polygon([(-1e9, 0), (1e9, 10), (0, 1e9)], fill="white"),
+        lambda s: s.arc((-1e5, -1e5, 1e5, 1e5), 0, 90, fill="white"),
+        lambda s: s.rectangle((30, 30, 10, 10), fill="white"),
+        lambda s: s.ellipse((30, 30, 10, 10), fill="white"),
+        lambda s: s.rectangle((5, 5, 5, 5), fill="white"),
+        lambda s: s.line((5, 5, 5, 5), fill="white", width=1e9),
+        lambda s: s.rectangle((5, 5, 20, 20), outline="white", width=10**12),
+    ],
+)
 def test_extreme_coordinates_are_clipped(call):
     """Huge, negative, inverted and zero-size shapes draw only inside the surface, quickly."""
     big = np.full((H + 20, W + 20), 0xDEADBEEF, np.uint32)
@@ -281,19 +302,22 @@ def test_inverted_boxes_are_normalised():
     assert np.array_equal(a.array, b.array)
 
 
-@pytest.mark.parametrize("call", [
-    lambda s: s.line((0, 0, float("nan"), 3)),
-    lambda s: s.line([(0, 0), (1, 1), (float("inf"), 3)], width=3),
-    lambda s: s.rectangle((0, 0, float("nan"), 3), fill="red"),
-    lambda s: s.ellipse((0, 0, 4, float("-inf")), fill="red"),
-    lambda s: s.polygon([(0, 0), (float("nan"), 1), (3, 3)], fill="red"),
-    lambda s: s.arc((0, 0, 4, 4), float("nan"), 90),
-    lambda s: s.point((float("nan"), 1)),
-    lambda s: s.circle((float("inf"), 1), 3, fill="red"),
-    lambda s: s.text((float("nan"), 1), "x"),
-    lambda s: s.blit(np.zeros((2, 2, 3), np.uint8), (float("nan"), 0)),
-    lambda s: s.lines(np.array([[0, 0, np.nan, 1]])),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: s.line((0, 0, float("nan"), 3)),
+        lambda s: s.line([(0, 0), (1, 1), (float("inf"), 3)], width=3),
+        lambda s: s.rectangle((0, 0, float("nan"), 3), fill="red"),
+        lambda s: s.ellipse((0, 0, 4, float("-inf")), fill="red"),
+        lambda s: s.polygon([(0, 0), (float("nan"), 1), (3, 3)], fill="red"),
+        lambda s: s.arc((0, 0, 4, 4), float("nan"), 90),
+        lambda s: s.point((float("nan"), 1)),
+        lambda s: s.circle((float("inf"), 1), 3, fill="red"),
+        lambda s: s.text((float("nan"), 1), "x"),
+        lambda s: s.blit(np.zeros((2, 2, 3), np.uint8), (float("nan"), 0)),
+        lambda s: s.lines(np.array([[0, 0, np.nan, 1]])),
+    ],
+)
 def test_nan_and_inf_raise_value_error(call):
     """NaN and infinity in coordinates or angles raise ValueError."""
     with pytest.raises(ValueError):
