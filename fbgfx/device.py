@@ -356,7 +356,9 @@ class Framebuffer:
         shared = self._device.shared
         if (x, y) == (var.xoffset, var.yoffset) and not shared:
             return  # (on a shared device another opener may have panned since)
-        if "pan" not in self._saved:
+        if "pan" not in self._saved and self._device.fbdev:
+            # (a drm: display gives its CRTC back on close: panning back first would
+            # only flash the other buffer's older frame)
             found = self._device.get_var() if shared else var
             self._remember("pan", (found.xoffset, found.yoffset))
         new = var.replace(xoffset=x, yoffset=y)

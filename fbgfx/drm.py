@@ -827,8 +827,8 @@ class DrmDevice:
         ModeError: ``mode`` is not one of the connector's modes (the message lists them).
     """
 
-    #: Other processes can open the same card.
-    shared = True
+    #: No other process changes what this device shows while it is DRM master.
+    shared = False
     #: var, fix and the colour map are derived from the mode and buffers, not fbdev's.
     fbdev = False
 

@@ -104,3 +104,26 @@ def test_info_on_drm_without_a_card_lists_every_card(capsys, monkeypatch, card):
     assert "connector Virtual-1 (disconnected)" in out
     code, out, _ = run(capsys, "info", "--json", "-d", "drm:")
     assert [c["path"] for c in json.loads(out)] == ["/dev/dri/card0", "/dev/dri/card1"]
+
+
+def test_show_on_drm_puts_the_picture_on_the_crtc(capsys, tmp_path, card):
+    """show -d drm: draws the image into the buffer the CRTC shows, and close gives the
+    display back."""
+    img = Image.new("RGB", (1280, 800), (10, 200, 30))
+    img.save(tmp_path / "green.png")
+    seen = []
+    real_close = DrmDevice.close
+
+    def close_after_look(self):
+        if self._buffers is not None:
+            seen.append(card.scanout().view("<u4")[400, 640])
+        real_close(self)
+
+    DrmDevice.close = close_after_look
+    try:
+        code, _, err = run(capsys, "show", tmp_path / "green.png", "-d", "drm:card0", "--duration", "0")
+    finally:
+        DrmDevice.close = real_close
+    assert code == 0, err
+    assert seen == [(10 << 16) | (200 << 8) | 30]
+    assert card.state.fb_id == 7  # the console's framebuffer again
