@@ -84,6 +84,12 @@ class Surface:
         array: The native pixels, shape ``format.array_shape(height, width)``.
         on_draw: Called as ``on_draw(x0, y0, x1, y1)`` with the clipped bounding box
             (exclusive end) of every drawing call that changed pixels.
+
+    Threads: different surfaces can be drawn from different threads at the same time
+    (the C kernels run without the GIL, and each call keeps alive everything C reads).
+    One surface is drawn from one thread at a time: concurrent calls on the same
+    surface share its drawing state and may mix up colours or ``on_draw`` boxes,
+    though they never write outside it.
     """
 
     def __init__(self, width: int, height: int, format: FormatLike = "XRGB8888", *, palette: Any = None) -> None:
