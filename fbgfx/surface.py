@@ -353,17 +353,12 @@ class Surface:
         if ink.mode == BLEND:
             self._blend(mask, box, ink)
             return
-        cx0, cy0, cx1, cy1 = self._cbox
-        self._run(
-            ink,
-            lib.draw_mask,
-            ffi.cast("const uint8_t *", mask.ctypes.data),
-            max(mask.shape[1], 1),
-            cx0,
-            cy0,
-            cx1 - cx0,
-            cy1 - cy0,
-        )
+        # C reads exactly the mask's own h x w bytes: its size, not the clip's (which
+        # another thread may have changed since the mask was made)
+        mask = np.ascontiguousarray(mask)
+        h, w = mask.shape
+        cx0, cy0 = self._cbox[:2]
+        self._run(ink, lib.draw_mask, ffi.cast("const uint8_t *", mask.ctypes.data), max(w, 1), cx0, cy0, w, h)
 
     def _outline_ink(self, fill: Fill, outline: Fill) -> tuple[Ink | None, Ink | None]:
         """Pillow's ink rules: no colours at all means a white outline."""
