@@ -502,6 +502,14 @@ class Surface:
 
     def rectangle(self, xy: Coords, fill: Fill = None, outline: Fill = None, width: float = 1) -> None:
         """Draw a rectangle with inclusive corners (``ImageDraw.rectangle``)."""
+        if outline is None and self._quiet:
+            # fast path, written out here rather than in _box_shape: one Python call less
+            try:
+                x0, y0, x1, y1 = xy
+                if lib.draw_rect_c(self._t, self._opaque(fill), x0, y0, x1, y1) >= 0:
+                    return
+            except (LookupError, TypeError, ValueError):
+                pass
         self._box_shape(lib.draw_rect_c, lib.draw_rect, 1, xy, fill, outline, width)
 
     def rounded_rectangle(
@@ -610,6 +618,14 @@ class Surface:
 
     def ellipse(self, xy: Coords, fill: Fill = None, outline: Fill = None, width: float = 1) -> None:
         """Draw an ellipse inside a bounding box (``ImageDraw.ellipse``)."""
+        if outline is None and self._quiet:
+            # fast path, written out here rather than in _box_shape: one Python call less
+            try:
+                x0, y0, x1, y1 = xy
+                if lib.draw_ellipse_c(self._t, self._opaque(fill), x0, y0, x1, y1) >= 0:
+                    return
+            except (LookupError, TypeError, ValueError):
+                pass
         self._box_shape(lib.draw_ellipse_c, lib.draw_ellipse, 0, xy, fill, outline, width)
 
     def _box_shape(

@@ -183,6 +183,8 @@ static int convert_is(const convert_format *f, int bpp, int ro, int rl, int go, 
 #include <immintrin.h>
 #include <stdlib.h>
 #define CONVERT_AVX2 1
+/* Destinations of at least this many bytes get non-temporal stores (see convert_pack). */
+#define CONVERT_STREAM_BYTES (2u << 20)
 
 /* FBGFX_NO_AVX2=1 in the environment turns these kernels off, so the tests can check
  * the plain loops (the ones ARM boards run) on a PC too. */
@@ -226,15 +228,18 @@ __attribute__((target("avx2"))) static inline __m256i convert_x86_load2(const ui
  * (the alpha channel a 3-byte source does not have). 8 pixels per step. */
 __attribute__((target("avx2"))) static ptrdiff_t convert_avx2_pack32(const uint8_t *restrict s, int ch,
                                                                uint32_t *restrict d, ptrdiff_t w, int ro, int go,
-                                                               int bo, int ao, uint32_t bits)
+                                                               int bo, int ao, uint32_t bits, int stream)
 {
     const __m256i mask = convert_x86_mask32(ch, ro, go, bo, ao), or = _mm256_set1_epi32((int)bits);
     const int hi = ch == 3 ? 8 : 16;
     ptrdiff_t x = 0;
     for (; x + 8 <= w; x += 8) {
         const uint8_t *p = s + ch * x;
-        __m256i v = _mm256_shuffle_epi8(convert_x86_load2(p, p + hi), mask);
-        _mm256_storeu_si256((__m256i *)(d + x), _mm256_or_si256(v, or));
+        __m256i v = _mm256_or_si256(_mm256_shuffle_epi8(convert_x86_load2(p, p + hi), mask), or);
+        if (stream)
+            _mm256_stream_si256((__m256i *)(d + x), v);
+        else
+            _mm256_storeu_si256((__m256i *)(d + x), v);
     }
     return x;
 }
@@ -244,7 +249,7 @@ __attribute__((target("avx2"))) static ptrdiff_t convert_avx2_pack32(const uint8
  * << 8), where first/last are red/blue (blue/red for BGR565); then
  * pixel = (P & 0xF800) | (P & 0xFC) << 3 | Q >> 11. */
 __attribute__((target("avx2"))) static ptrdiff_t convert_avx2_rgb_565(const uint8_t *restrict s, uint16_t *restrict d,
-                                                                ptrdiff_t w, int bgr)
+                                                                ptrdiff_t w, int bgr, int stream)
 {
     uint8_t mp[2][32], mq[2][32];
     memset(mp, 0x80, sizeof mp);
@@ -269,7 +274,11 @@ __attribute__((target("avx2"))) static ptrdiff_t convert_avx2_rgb_565(const uint
         __m256i P = _mm256_or_si256(_mm256_shuffle_epi8(a, pa), _mm256_shuffle_epi8(b, pb));
         __m256i Q = _mm256_or_si256(_mm256_shuffle_epi8(a, qa), _mm256_shuffle_epi8(b, qb));
         __m256i v = _mm256_or_si256(_mm256_and_si256(P, top), _mm256_slli_epi16(_mm256_and_si256(P, mid), 3));
-        _mm256_storeu_si256((__m256i *)(d + x), _mm256_or_si256(v, _mm256_srli_epi16(Q, 11)));
+        v = _mm256_or_si256(v, _mm256_srli_epi16(Q, 11));
+        if (stream)
+            _mm256_stream_si256((__m256i *)(d + x), v);
+        else
+            _mm256_storeu_si256((__m256i *)(d + x), v);
     }
     return x;
 }
@@ -457,20 +466,32 @@ FBGFX_HOT ptrdiff_t convert_pack(const uint8_t *src, ptrdiff_t src_stride, int c
     const int avx2 = convert_have_avx2(), x8888 = convert_is_x8888(f);
     const int ao = f->len[3] && opaque == 0 ? f->off[3] : -1;
     const uint32_t bits = f->len[3] && opaque ? 0xFFu << f->off[3] : 0u;
+    /* A destination larger than the caches is written with non-temporal stores: a
+     * plain store first reads each line it fills (the read-for-ownership), a third of
+     * the traffic of a frame conversion, and video memory is never read back anyway.
+     * Frames that fit in the caches keep ordinary stores (the next step may read them). */
+    const int stream = (size_t)width * (size_t)height * (size_t)bytes >= CONVERT_STREAM_BYTES;
+    int streamed = 0;
 #endif
     for (ptrdiff_t y = 0; y < height; y++) {
         const uint8_t *s = src + y * src_stride;
         uint8_t *d = dst + y * dst_stride;
         ptrdiff_t done = 0;
 #ifdef CONVERT_AVX2
+        const int st = stream && ((uintptr_t)d & 31) == 0; /* streaming stores need 32-byte alignment */
+        streamed |= st;
         if (avx2 && x8888)
-            done = convert_avx2_pack32(s, channels, (uint32_t *)d, width, f->off[0], f->off[1], f->off[2], ao, bits);
+            done = convert_avx2_pack32(s, channels, (uint32_t *)d, width, f->off[0], f->off[1], f->off[2], ao, bits, st);
         else if (avx2 && (path == CONVERT_P_RGB565 || path == CONVERT_P_BGR565))
             done = rgba ? convert_avx2_rgba_565(s, (uint16_t *)d, width, path == CONVERT_P_BGR565)
-                        : convert_avx2_rgb_565(s, (uint16_t *)d, width, path == CONVERT_P_BGR565);
+                        : convert_avx2_rgb_565(s, (uint16_t *)d, width, path == CONVERT_P_BGR565, st);
 #endif
         convert_pack_row(s + channels * done, rgba, d + bytes * done, width - done, path, f, opaque);
     }
+#ifdef CONVERT_AVX2
+    if (streamed)
+        _mm_sfence(); /* non-temporal stores are ordered before whatever the caller does next */
+#endif
     return width * height;
 }
 
