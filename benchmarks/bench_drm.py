@@ -89,8 +89,10 @@ def main() -> None:
                 screen.present(pool[n[0] % 4])
 
             t_present = median(present, args.repeats)
-            print(f"present() RGB -> {fb.format.name} ({screen.buffering}): {t_present * 1e3:.3f} ms "
-                  f"= {t_present / t_memcpy:.2f}x memcpy (target <= 2x)")
+            print(
+                f"present() RGB -> {fb.format.name} ({screen.buffering}): {t_present * 1e3:.3f} ms "
+                f"= {t_present / t_memcpy:.2f}x memcpy (target <= 2x)"
+            )
 
             colors = [(255, 0, 0), (0, 255, 0), (0, 0, 255)]
             queued: list[float] = []
@@ -110,8 +112,7 @@ def main() -> None:
                 flips += 1
             fb.wait_flip()
             elapsed = time.perf_counter() - t0
-            print(f"flips per second (frame() after frame(), each after the last flip's event): "
-                  f"{flips / elapsed:.1f}")
+            print(f"flips per second (frame() after frame(), each after the last flip's event): {flips / elapsed:.1f}")
         after = fb.drm
         assert after is not None
         print(f"flip events read: {after.flip_events} of {after.flips} flips")

@@ -59,8 +59,14 @@ def parse(stderr: str):
 
 def fbgfx(*args, stdin=None):
     """Run `python -m fbgfx ARGS`; return (exit status, stderr, CPU seconds it used)."""
-    proc = subprocess.Popen([sys.executable, "-m", "fbgfx", *args], stdin=stdin, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fbgfx", *args],
+        stdin=stdin,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     stderr = proc.stderr.read()
     proc.stderr.close()
     _, status, usage = os.wait4(proc.pid, 0)  # this child's own CPU time, not the producer's
@@ -99,11 +105,24 @@ def bench_gif(repeats: int, frames: int, duration: int):
 def bench_raw(repeats: int, frames: int, fps_arg: str):
     runs = []
     for _ in range(repeats):
-        producer = subprocess.Popen([sys.executable, "-c", PRODUCER, "1920", "1080", str(frames)],
-                                    stdout=subprocess.PIPE)
+        producer = subprocess.Popen(
+            [sys.executable, "-c", PRODUCER, "1920", "1080", str(frames)], stdout=subprocess.PIPE
+        )
         try:
-            code, stderr, cpu = fbgfx("play", "-", "--size", "1920x1080", "--pix-fmt", "rgb24", "--fps", fps_arg,
-                                      "--stats", "-d", "virtual:1920x1080:XRGB8888", stdin=producer.stdout)
+            code, stderr, cpu = fbgfx(
+                "play",
+                "-",
+                "--size",
+                "1920x1080",
+                "--pix-fmt",
+                "rgb24",
+                "--fps",
+                fps_arg,
+                "--stats",
+                "-d",
+                "virtual:1920x1080:XRGB8888",
+                stdin=producer.stdout,
+            )
         finally:
             producer.stdout.close()
             producer.wait()
@@ -134,21 +153,26 @@ def main() -> None:
     load = os.getloadavg()[0]
     for duration in (40, 20):
         nominal, fps, shown, dropped, cpu = bench_gif(args.repeats, args.gif_frames, duration)
-        print(f"800x480 GIF, nominal {nominal:.0f} fps : {fps:6.1f} fps = {fps / nominal:.2f}x nominal, "
-              f"{dropped} of {shown + dropped} frames dropped; CPU {cpu * 1000:.1f} ms a frame = "
-              f"{cpu * nominal:.2f}x the frame time")
+        print(
+            f"800x480 GIF, nominal {nominal:.0f} fps : {fps:6.1f} fps = {fps / nominal:.2f}x nominal, "
+            f"{dropped} of {shown + dropped} frames dropped; CPU {cpu * 1000:.1f} ms a frame = "
+            f"{cpu * nominal:.2f}x the frame time"
+        )
 
     shown, fps, dropped, seconds, cpu = bench_raw(args.repeats, args.frames, "0")
     frame_ms = 1000 / fps
     copy = memcpy_ms(1920 * 1080 * 4)
-    print(f"1920x1080 rgb24 stdin -> XRGB8888, --fps 0 : {fps:6.1f} fps = {fps / 60:.2f}x the 60 fps target "
-          f"({frame_ms:.1f} ms a frame = {frame_ms / copy:.0f}x a {copy:.2f} ms frame memcpy); "
-          f"CPU {cpu * 1000:.1f} ms a frame = {cpu * 60:.2f}x the 60 fps frame time")
+    print(
+        f"1920x1080 rgb24 stdin -> XRGB8888, --fps 0 : {fps:6.1f} fps = {fps / 60:.2f}x the 60 fps target "
+        f"({frame_ms:.1f} ms a frame = {frame_ms / copy:.0f}x a {copy:.2f} ms frame memcpy); "
+        f"CPU {cpu * 1000:.1f} ms a frame = {cpu * 60:.2f}x the 60 fps frame time"
+    )
     shown, fps, dropped, seconds, cpu = bench_raw(args.repeats, args.frames, "60")
-    print(f"1920x1080 rgb24 stdin -> XRGB8888, --fps 60: {fps:6.1f} fps, {dropped} of {shown + dropped} "
-          f"frames dropped")
-    print(f"(median of {args.repeats} runs each, {os.cpu_count()} CPUs, load average {load:.1f} at the start: "
-          f"other work on the machine shows in fps and drops, less in CPU per frame)")
+    print(f"1920x1080 rgb24 stdin -> XRGB8888, --fps 60: {fps:6.1f} fps, {dropped} of {shown + dropped} frames dropped")
+    print(
+        f"(median of {args.repeats} runs each, {os.cpu_count()} CPUs, load average {load:.1f} at the start: "
+        f"other work on the machine shows in fps and drops, less in CPU per frame)"
+    )
 
 
 if __name__ == "__main__":

@@ -50,8 +50,13 @@ def main() -> None:
                 with screen.frame() as s:
                     if first:
                         s.clear(background)
-                        s.text((w // 2, h - h // 8), time.strftime("%A %d %B %Y", now), fill=(90, 140, 110),
-                               font=small, anchor="mm")
+                        s.text(
+                            (w // 2, h - h // 8),
+                            time.strftime("%A %d %B %Y", now),
+                            fill=(90, 140, 110),
+                            font=small,
+                            anchor="mm",
+                        )
                         first = False
                     for i, (old, new) in enumerate(zip(shown, text)):
                         if old == new:

@@ -51,8 +51,10 @@ def temperature():
 
 
 def arc_points(cx, cy, r, start, end, steps=48):
-    return [(cx + r * math.cos(a), cy + r * math.sin(a))
-            for a in (start + (end - start) * i / steps for i in range(steps + 1))]
+    return [
+        (cx + r * math.cos(a), cy + r * math.sin(a))
+        for a in (start + (end - start) * i / steps for i in range(steps + 1))
+    ]
 
 
 def gauge(s, box, value, label, text, fonts, color):
@@ -88,8 +90,11 @@ def main() -> None:
     with fbgfx.open(args.device) as fb:
         w, h = fb.width, fb.height
         k = min(w / 800, h / 480)
-        fonts = {"title": fbgfx.font(size=round(30 * k)), "big": fbgfx.font(size=round(28 * k)),
-                 "small": fbgfx.font(size=max(10, round(16 * k)))}
+        fonts = {
+            "title": fbgfx.font(size=round(30 * k)),
+            "big": fbgfx.font(size=round(28 * k)),
+            "small": fbgfx.font(size=max(10, round(16 * k))),
+        }
         pad, head = round(10 * k), round(48 * k)
         gw = (w - 4 * pad) // 3
         gh = round((h - head - 3 * pad) * 0.68)
@@ -114,8 +119,9 @@ def main() -> None:
                     s.text((pad, head // 2), "system", fill=TEXT, font=fonts["title"], anchor="lm")
                     s.text((w - pad, head // 2), time.strftime("%H:%M:%S"), fill=DIM, font=fonts["title"], anchor="rm")
                     gauge(s, gauges[0], cpu, "CPU", f"{cpu * 100:.0f}%", fonts, (90, 200, 255))
-                    gauge(s, gauges[1], mem, f"memory of {mem_gib:.1f} GiB", f"{mem * 100:.0f}%", fonts,
-                          (120, 230, 140))
+                    gauge(
+                        s, gauges[1], mem, f"memory of {mem_gib:.1f} GiB", f"{mem * 100:.0f}%", fonts, (120, 230, 140)
+                    )
                     if temp is not None:
                         gauge(s, gauges[2], (temp - 20) / 70, "temperature", f"{temp:.0f}°C", fonts, (255, 150, 80))
                     else:

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """hello.py: the smallest fbgfx program, a greeting drawn on the framebuffer.
 
-    python examples/hello.py                      # on $FRAMEBUFFER or /dev/fb0
-    python examples/hello.py --device virtual:800x480:RGB565 --out hello.png
+python examples/hello.py                      # on $FRAMEBUFFER or /dev/fb0
+python examples/hello.py --device virtual:800x480:RGB565 --out hello.png
 """
 
 import argparse
@@ -25,10 +25,20 @@ def main() -> None:
                 s.clear("midnightblue")
                 s.rectangle((20, 20, w - 21, h - 21), outline="white", width=3)
                 s.ellipse((w // 2 - 60, h // 4 - 60, w // 2 + 60, h // 4 + 60), fill="gold", outline="orange", width=4)
-                s.text((w // 2, h // 2 + 20), "Hello, framebuffer!", fill="white", font=fbgfx.font(size=h // 10),
-                       anchor="mm")
-                s.text((w // 2, h - 50), f"{w}x{h} {fb.format.name}", fill="lightblue",
-                       font=fbgfx.font(size=h // 20), anchor="mm")
+                s.text(
+                    (w // 2, h // 2 + 20),
+                    "Hello, framebuffer!",
+                    fill="white",
+                    font=fbgfx.font(size=h // 10),
+                    anchor="mm",
+                )
+                s.text(
+                    (w // 2, h - 50),
+                    f"{w}x{h} {fb.format.name}",
+                    fill="lightblue",
+                    font=fbgfx.font(size=h // 20),
+                    anchor="mm",
+                )
             time.sleep(args.seconds)
             if args.out:
                 fb.snapshot().save(args.out)

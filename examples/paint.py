@@ -27,10 +27,15 @@ COLORS = [(255, 215, 0), (0, 200, 255), (255, 80, 160), (120, 255, 120), (255, 1
 def main() -> None:
     parser = argparse.ArgumentParser(description="Finger painting on the framebuffer.")
     parser.add_argument("-d", "--device", help="/dev/fbN, N or virtual:WxH[:FORMAT] (default: $FRAMEBUFFER, /dev/fb0)")
-    parser.add_argument("--rotate", type=int, choices=[0, 90, 180, 270],
-                        help="degrees the picture is turned clockwise on the panel (default: $FBGFX_ROTATE, else 0)")
-    parser.add_argument("--touch", help="input device or .evemu recording "
-                        "(default: $FBGFX_TOUCH, else the first touchscreen)")
+    parser.add_argument(
+        "--rotate",
+        type=int,
+        choices=[0, 90, 180, 270],
+        help="degrees the picture is turned clockwise on the panel (default: $FBGFX_ROTATE, else 0)",
+    )
+    parser.add_argument(
+        "--touch", help="input device or .evemu recording (default: $FBGFX_TOUCH, else the first touchscreen)"
+    )
     parser.add_argument("--seconds", type=float, help="stop after this many seconds (default: until Ctrl-C)")
     parser.add_argument("--out", help="save the screen to this PNG before exiting")
     args = parser.parse_args()

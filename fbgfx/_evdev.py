@@ -213,8 +213,7 @@ def device_error(err: int, path: str, doing: str) -> TouchError:
     if err in (errno.EACCES, errno.EPERM):
         return TouchError(
             err,
-            "permission denied: add your user to the 'input' group "
-            "(sudo usermod -aG input $USER) and log in again",
+            "permission denied: add your user to the 'input' group (sudo usermod -aG input $USER) and log in again",
             path,
         )
     if err == errno.ENODEV:

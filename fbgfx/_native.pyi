@@ -129,8 +129,18 @@ class _Lib:
         /,
     ) -> int: ...
     def glyph_compose(
-        self, dst: _CData, dst_stride: int, dst_w: int, dst_h: int, src: _CData, src_stride: int, src_w: int,
-        src_h: int, x: int, y: int, /
+        self,
+        dst: _CData,
+        dst_stride: int,
+        dst_w: int,
+        dst_h: int,
+        src: _CData,
+        src_stride: int,
+        src_w: int,
+        src_h: int,
+        x: int,
+        y: int,
+        /,
     ) -> int: ...
     def color_nearest(self, palette: _CData, n: int, r: int, g: int, b: int, /) -> int: ...
     def convert_fill(self, dst: _CData, dst_stride: int, width: int, height: int, bytes: int, value: int, /) -> int: ...

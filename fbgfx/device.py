@@ -11,7 +11,8 @@ from __future__ import annotations
 import errno
 import os
 import warnings
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 import numpy as np
 from PIL import Image
@@ -47,7 +48,7 @@ BLANK_LEVELS = {"unblank": 0, "normal": 1, "vsync_suspend": 2, "hsync_suspend": 
 _UNSUPPORTED = (errno.ENOTTY, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
 
 
-def resolve(path: Optional[PathLike] = None) -> str:
+def resolve(path: PathLike | None = None) -> str:
     """The device :func:`open` opens for ``path``: ``N`` and ``"N"`` become
     ``/dev/fbN``; None becomes ``$FRAMEBUFFER``, else ``/dev/fb0``, else
     ``drm:/dev/dri/cardN`` for the first DRM card with a connected display (kernels
@@ -78,19 +79,19 @@ class Framebuffer:
         self.path = path
         self.readonly = bool(readonly)
         self._memory_owner: Any = None
-        self._memory: Optional[np.ndarray] = None
-        self._saved: Dict[str, Any] = {}
+        self._memory: np.ndarray | None = None
+        self._saved: dict[str, Any] = {}
         # What this Framebuffer last set ("var" geometry, "pan", "cmap"), to tell on a
         # shared device whether another opener has changed it since. None while a change
         # is under way (a restore run from a signal handler or after an exception then
         # cannot tell its own change from another's, and takes it as its own).
-        self._mine: Dict[str, Any] = {}
-        self._vsync: Optional[bool] = None
-        self._palette: Optional[np.ndarray] = None
+        self._mine: dict[str, Any] = {}
+        self._vsync: bool | None = None
+        self._palette: np.ndarray | None = None
         self._closed = False
         self._var: VarScreenInfo
         self._fix: FixScreenInfo
-        self._mapped: Optional[Tuple[int, int]] = None  # (smem_start, smem_len) of the mapping
+        self._mapped: tuple[int, int] | None = None  # (smem_start, smem_len) of the mapping
         self._format: PixelFormat
         try:
             self._load()
@@ -100,7 +101,7 @@ class Framebuffer:
 
     # -- context management -------------------------------------------------------------
 
-    def __enter__(self) -> "Framebuffer":
+    def __enter__(self) -> Framebuffer:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -147,7 +148,7 @@ class Framebuffer:
         if "cmap" in saved and self._changed_elsewhere("cmap"):
             del saved["cmap"]
         self._mine = {}
-        steps: List[Tuple[str, Callable[[Any], object]]] = [
+        steps: list[tuple[str, Callable[[Any], object]]] = [
             ("blank", lambda v: self._device.blank(0)),
             ("var", self._restore_var),
             ("pan", lambda v: self._device.pan(self._device.get_var().replace(xoffset=v[0], yoffset=v[1]))),
@@ -188,14 +189,14 @@ class Framebuffer:
         return self._fix
 
     @property
-    def drm(self) -> Optional[DrmInfo]:
+    def drm(self) -> DrmInfo | None:
         """On a ``drm:`` display its card, driver, connector, CRTC, plane, mode, format
         and page-flip counts (:class:`fbgfx.drm.DrmInfo`); None on fbdev."""
         self._check_open()
-        info: Optional[DrmInfo] = self._device.drm_info()
+        info: DrmInfo | None = self._device.drm_info()
         return info
 
-    def flush(self, boxes: Optional[Any] = None) -> None:
+    def flush(self, boxes: Any | None = None) -> None:
         """Show pixels written straight into :attr:`pixels`.
 
         fbdev shows them by itself. A ``drm:`` display whose driver scans out a copy
@@ -236,7 +237,7 @@ class Framebuffer:
         return self._var.yres
 
     @property
-    def size(self) -> Tuple[int, int]:
+    def size(self) -> tuple[int, int]:
         """(width, height) of the visible page."""
         return self._var.xres, self._var.yres
 
@@ -262,7 +263,7 @@ class Framebuffer:
         """
         return self.view(self._var.xoffset, self._var.yoffset, self.width, self.height)
 
-    def view(self, x: int = 0, y: int = 0, width: Optional[int] = None, height: Optional[int] = None) -> np.ndarray:
+    def view(self, x: int = 0, y: int = 0, width: int | None = None, height: int | None = None) -> np.ndarray:
         """A view of any rectangle of the virtual screen, shaped like :attr:`pixels`.
 
         Raises:
@@ -274,14 +275,15 @@ class Framebuffer:
         height = var.yres_virtual - y if height is None else height
         if x < 0 or y < 0 or width < 0 or height < 0 or x + width > var.xres_virtual or y + height > var.yres_virtual:
             raise ValueError(
-                f"rectangle {width}x{height}+{x}+{y} is outside the virtual screen {var.xres_virtual}x{var.yres_virtual}"
+                f"rectangle {width}x{height}+{x}+{y} is outside the virtual screen "
+                f"{var.xres_virtual}x{var.yres_virtual}"
             )
         if fmt.is_packed and (x * fmt.bpp) % 8:
             raise ValueError(f"x={x} does not start on a byte at {fmt.bpp} bpp")
         offset = y * self.stride + (x * fmt.bpp) // 8
         bpp_bytes = max(fmt.bytes_per_pixel, 1)
-        shape: Tuple[int, ...]
-        strides: Tuple[int, ...]
+        shape: tuple[int, ...]
+        strides: tuple[int, ...]
         if fmt.bpp == 24:
             shape, strides = (height, width, 3), (self.stride, 3, 1)
         elif fmt.is_packed:
@@ -291,7 +293,7 @@ class Framebuffer:
         return np.ndarray(shape, fmt.dtype, buffer=self.memory, offset=offset, strides=strides)
 
     @property
-    def palette(self) -> Optional[np.ndarray]:
+    def palette(self) -> np.ndarray | None:
         """The (n, 3) uint8 colour map of a palette format, else None."""
         return self._palette
 
@@ -320,7 +322,7 @@ class Framebuffer:
         """The visible page as a PIL RGB image (reads video memory: slow on some hardware)."""
         return Image.fromarray(self.to_rgb(self.pixels, self.width))
 
-    def to_rgb(self, native: np.ndarray, width: Optional[int] = None) -> np.ndarray:
+    def to_rgb(self, native: np.ndarray, width: int | None = None) -> np.ndarray:
         """Convert native pixels of this device (as :meth:`view` returns them) to RGB uint8.
 
         Args:
@@ -352,7 +354,9 @@ class Framebuffer:
         if (x and not fix.xpanstep) or (y and not fix.ypanstep):
             raise FramebufferError(errno.EINVAL, "the driver cannot pan (pan step 0)", self.path)
         if (fix.xpanstep and x % fix.xpanstep) or (fix.ypanstep and y % fix.ypanstep):
-            raise ValueError(f"pan offset ({x}, {y}) is not a multiple of the pan steps ({fix.xpanstep}, {fix.ypanstep})")
+            raise ValueError(
+                f"pan offset ({x}, {y}) is not a multiple of the pan steps ({fix.xpanstep}, {fix.ypanstep})"
+            )
         shared = self._device.shared
         if (x, y) == (var.xoffset, var.yoffset) and not shared:
             return  # (on a shared device another opener may have panned since)
@@ -386,7 +390,7 @@ class Framebuffer:
         self._vsync = True
         return True
 
-    def blank(self, level: Union[int, str, bool] = "normal") -> bool:
+    def blank(self, level: int | str | bool = "normal") -> bool:
         """Blank (or unblank) the display; :meth:`close` unblanks.
 
         Args:
@@ -424,7 +428,7 @@ class Framebuffer:
         """Turn the display back on. Returns False when the driver cannot blank."""
         return self.blank(0)
 
-    def get_palette(self, start: int = 0, count: Optional[int] = None) -> np.ndarray:
+    def get_palette(self, start: int = 0, count: int | None = None) -> np.ndarray:
         """Read the colour map as (count, 3) uint8 (the kernel's 16-bit values >> 8).
 
         Raises:
@@ -466,11 +470,11 @@ class Framebuffer:
 
     def set_mode(
         self,
-        width: Optional[int] = None,
-        height: Optional[int] = None,
-        bpp: Optional[int] = None,
-        virtual_width: Optional[int] = None,
-        virtual_height: Optional[int] = None,
+        width: int | None = None,
+        height: int | None = None,
+        bpp: int | None = None,
+        virtual_width: int | None = None,
+        virtual_height: int | None = None,
     ) -> None:
         """Change the video mode; :meth:`close` restores the original one.
 
@@ -506,7 +510,9 @@ class Framebuffer:
             got = self._device.get_var()
             mismatch = _mode_mismatch(asked, got)
             if mismatch:
-                raise ModeError(errno.EINVAL, f"the driver did not apply {describe}: it shows {mismatch}", self.path, asked)
+                raise ModeError(
+                    errno.EINVAL, f"the driver did not apply {describe}: it shows {mismatch}", self.path, asked
+                )
             self._load()
             self._mine["var"], self._mine["pan"] = _geometry(got), (got.xoffset, got.yoffset)
         except BaseException as e:
@@ -522,11 +528,11 @@ class Framebuffer:
 
     def test_mode(
         self,
-        width: Optional[int] = None,
-        height: Optional[int] = None,
-        bpp: Optional[int] = None,
-        virtual_width: Optional[int] = None,
-        virtual_height: Optional[int] = None,
+        width: int | None = None,
+        height: int | None = None,
+        bpp: int | None = None,
+        virtual_width: int | None = None,
+        virtual_height: int | None = None,
     ) -> VarScreenInfo:
         """Ask the driver whether it takes a mode (``FB_ACTIVATE_TEST``), changing nothing.
 
@@ -591,7 +597,7 @@ class Framebuffer:
         self._saved.pop("var", None)
         self._saved.pop("pan", None)
 
-    def modes(self) -> List[Mode]:
+    def modes(self) -> list[Mode]:
         """The modes the system lists for this device (:class:`fbgfx.modes.Mode`).
 
         From ``/sys/class/graphics/fbN/modes`` and ``/etc/fb.modes`` for a kernel
@@ -632,7 +638,7 @@ class Framebuffer:
             return 1 << max(fmt.red.length, fmt.green.length, fmt.blue.length)
         return 256
 
-    def _read_palette(self) -> Optional[np.ndarray]:
+    def _read_palette(self) -> np.ndarray | None:
         if not self._format.indexed:
             return None
         try:
@@ -642,10 +648,12 @@ class Framebuffer:
 
     def _mode_request(
         self, width: Any, height: Any, bpp: Any, virtual_width: Any, virtual_height: Any
-    ) -> Tuple[Optional[VarScreenInfo], Dict[str, int]]:
+    ) -> tuple[VarScreenInfo | None, dict[str, int]]:
         """(var to ask for, dict of what is asked); the var is None when nothing would change."""
         self._check_open()
-        width, height, bpp, virtual_width, virtual_height = resolve_mode_args(width, height, bpp, virtual_width, virtual_height)
+        width, height, bpp, virtual_width, virtual_height = resolve_mode_args(
+            width, height, bpp, virtual_width, virtual_height
+        )
         cur = self._var
         asked = _mode_request(cur, width, height, bpp, virtual_width, virtual_height)
         if all(getattr(cur, k) == v for k, v in asked.items()):
@@ -656,7 +664,7 @@ class Framebuffer:
             want = want.replace(red=Bitfield(), green=Bitfield(), blue=Bitfield(), transp=Bitfield())
         return want, asked
 
-    def _put_test(self, want: VarScreenInfo, asked: Dict[str, int]) -> VarScreenInfo:
+    def _put_test(self, want: VarScreenInfo, asked: dict[str, int]) -> VarScreenInfo:
         describe = describe_mode(asked)
         try:
             tested = self._device.put_var(want.replace(activate=FB_ACTIVATE_TEST))
@@ -713,9 +721,14 @@ class Framebuffer:
 
 def _mode_request(
     cur: VarScreenInfo, width: Any, height: Any, bpp: Any, virtual_width: Any, virtual_height: Any
-) -> Dict[str, int]:
-    for name, value in (("width", width), ("height", height), ("bpp", bpp),
-                        ("virtual_width", virtual_width), ("virtual_height", virtual_height)):
+) -> dict[str, int]:
+    for name, value in (
+        ("width", width),
+        ("height", height),
+        ("bpp", bpp),
+        ("virtual_width", virtual_width),
+        ("virtual_height", virtual_height),
+    ):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0):
             raise ValueError(f"{name} must be a positive integer, not {value!r}")
     xres = int(width or cur.xres)
@@ -734,13 +747,23 @@ def _mode_request(
     }
 
 
-def _geometry(var: VarScreenInfo) -> Tuple[Any, ...]:
+def _geometry(var: VarScreenInfo) -> tuple[Any, ...]:
     """What a mode change sets (everything but the pan offset)."""
-    return (var.xres, var.yres, var.xres_virtual, var.yres_virtual, var.bits_per_pixel, var.grayscale,
-            var.red, var.green, var.blue, var.transp)
+    return (
+        var.xres,
+        var.yres,
+        var.xres_virtual,
+        var.yres_virtual,
+        var.bits_per_pixel,
+        var.grayscale,
+        var.red,
+        var.green,
+        var.blue,
+        var.transp,
+    )
 
 
-def _mode_mismatch(asked: Dict[str, int], got: VarScreenInfo) -> str:
+def _mode_mismatch(asked: dict[str, int], got: VarScreenInfo) -> str:
     """'' when the kernel's answer gives what was asked, else a description of it."""
     ok = (
         got.xres == asked["xres"]
@@ -762,11 +785,11 @@ def _fbdev_only(what: str, path: str) -> FramebufferError:
     )
 
 
-def _rect(box: Sequence[Any]) -> Tuple[int, int, int, int]:
+def _rect(box: Sequence[Any]) -> tuple[int, int, int, int]:
     left, top, right, bottom = (int(v) for v in box)
     return left, top, right, bottom
 
 
-def _refused(e: OSError, describe: str, path: str, asked: Dict[str, int]) -> ModeError:
+def _refused(e: OSError, describe: str, path: str, asked: dict[str, int]) -> ModeError:
     err = e.errno or errno.EINVAL
     return ModeError(err, f"the driver refused {describe} ({os.strerror(err)})", path, asked)

@@ -12,8 +12,9 @@ descriptive name.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, Optional, Tuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -67,7 +68,7 @@ class PixelFormat:
     # -- construction ---------------------------------------------------------------
 
     @classmethod
-    def from_name(cls, name: str) -> "PixelFormat":
+    def from_name(cls, name: str) -> PixelFormat:
         """Look a format up by name (case-insensitive), e.g. ``"RGB565"``.
 
         Raises:
@@ -80,7 +81,7 @@ class PixelFormat:
             raise UnsupportedFormatError(f"unknown pixel format {name!r}; known formats: {known}") from None
 
     @classmethod
-    def from_var(cls, var: VarScreenInfo, visual: int = FB_VISUAL_TRUECOLOR) -> "PixelFormat":
+    def from_var(cls, var: VarScreenInfo, visual: int = FB_VISUAL_TRUECOLOR) -> PixelFormat:
         """Build the format a driver describes in ``var`` (and ``fix.visual``).
 
         Raises:
@@ -131,7 +132,7 @@ class PixelFormat:
         """Bytes that ``width`` pixels occupy, without padding."""
         return (width * self.bpp + 7) // 8
 
-    def array_shape(self, height: int, width: int) -> Tuple[int, ...]:
+    def array_shape(self, height: int, width: int) -> tuple[int, ...]:
         """Shape of the NumPy array holding ``height`` x ``width`` native pixels.
 
         (h, w) for 8, 16 and 32 bpp; (h, w, 3) for 24 bpp; (h, w) uint8 with one pixel
@@ -141,7 +142,7 @@ class PixelFormat:
 
     # -- colours --------------------------------------------------------------------
 
-    def pack(self, rgb: ArrayLike, palette: Optional[np.ndarray] = None) -> np.ndarray:
+    def pack(self, rgb: ArrayLike, palette: np.ndarray | None = None) -> np.ndarray:
         """Convert RGB or RGBA uint8 data to native pixel values.
 
         Args:
@@ -179,7 +180,7 @@ class PixelFormat:
             return value.astype("<u4").view(np.uint8).reshape(value.shape + (4,))[..., :3]
         return value.astype(self.dtype)
 
-    def unpack(self, native: ArrayLike, palette: Optional[np.ndarray] = None, alpha: bool = False) -> np.ndarray:
+    def unpack(self, native: ArrayLike, palette: np.ndarray | None = None, alpha: bool = False) -> np.ndarray:
         """Convert native pixel values to RGB (or RGBA) uint8.
 
         Args:
@@ -217,14 +218,14 @@ class PixelFormat:
             return opaque
         return rgb
 
-    def pack_color(self, rgba: Iterable[int], palette: Optional[np.ndarray] = None) -> int:
+    def pack_color(self, rgba: Iterable[int], palette: np.ndarray | None = None) -> int:
         """Pack one (r, g, b) or (r, g, b, a) colour to a native pixel value (an int)."""
         value = self.pack(np.array(tuple(rgba), np.uint8), palette)
         if self.bpp == 24:
             return int(value[0]) | int(value[1]) << 8 | int(value[2]) << 16
         return int(value)
 
-    def unpack_color(self, value: int, palette: Optional[np.ndarray] = None) -> Tuple[int, int, int]:
+    def unpack_color(self, value: int, palette: np.ndarray | None = None) -> tuple[int, int, int]:
         """The (r, g, b) colour a native pixel value shows."""
         if self.bpp == 24:
             native = np.array([value & 0xFF, value >> 8 & 0xFF, value >> 16 & 0xFF], np.uint8)
@@ -261,7 +262,7 @@ class PixelFormat:
 
     # -- helpers --------------------------------------------------------------------
 
-    def _palette(self, palette: Optional[np.ndarray]) -> np.ndarray:
+    def _palette(self, palette: np.ndarray | None) -> np.ndarray:
         if palette is None:
             return default_palette(self.bpp)
         return np.asarray(palette, np.uint8)[:, :3]
@@ -296,9 +297,7 @@ class PixelFormat:
 
 def describe_bitfields(var: VarScreenInfo) -> str:
     """``bpp=16 red=5/11 green=6/5 blue=5/0 transp=0/0`` (length/offset, as fbset)."""
-    return (
-        f"bpp={var.bits_per_pixel} red={var.red} green={var.green} blue={var.blue} transp={var.transp}"
-    )
+    return f"bpp={var.bits_per_pixel} red={var.red} green={var.green} blue={var.blue} transp={var.transp}"
 
 
 def _validate(fmt: PixelFormat) -> None:
@@ -334,9 +333,7 @@ def _name_of(fmt: PixelFormat) -> str:
     if fmt.gray:
         return f"R{fmt.bpp}"
     parts = [
-        f"{c}{bf.length}@{bf.offset}"
-        for c, bf in zip("RGBA", (fmt.red, fmt.green, fmt.blue, fmt.transp))
-        if bf.length
+        f"{c}{bf.length}@{bf.offset}" for c, bf in zip("RGBA", (fmt.red, fmt.green, fmt.blue, fmt.transp)) if bf.length
     ]
     return f"{fmt.bpp}bpp:" + ",".join(parts)
 
@@ -360,7 +357,7 @@ def _from_field(value: np.ndarray, bf: Bitfield) -> np.ndarray:
     return (v >> (bf.length - 8)).astype(np.uint8)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _expand_lut(bits: int) -> np.ndarray:
     """Level -> 0..255 so that the top level is 255 (bit replication, as displays do)."""
     top = (1 << bits) - 1
@@ -400,7 +397,7 @@ def _nearest_lut(palette_bytes: bytes) -> np.ndarray:
     return best
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def default_palette(bpp: int = 8) -> np.ndarray:
     """The colour map fbgfx installs on palette devices, as (2**bpp, 3) uint8.
 
@@ -419,11 +416,13 @@ def default_palette(bpp: int = 8) -> np.ndarray:
     return palette
 
 
-def _rgb(bpp: int, r: Tuple[int, int], g: Tuple[int, int], b: Tuple[int, int], a: Tuple[int, int] = (0, 0)) -> PixelFormat:
+def _rgb(
+    bpp: int, r: tuple[int, int], g: tuple[int, int], b: tuple[int, int], a: tuple[int, int] = (0, 0)
+) -> PixelFormat:
     return PixelFormat(bpp, Bitfield(*r), Bitfield(*g), Bitfield(*b), Bitfield(*a), name="_")
 
 
-_SPECS: Dict[str, Tuple[Any, ...]] = {
+_SPECS: dict[str, tuple[Any, ...]] = {
     "XRGB8888": (32, (16, 8), (8, 8), (0, 8)),
     "ARGB8888": (32, (16, 8), (8, 8), (0, 8), (24, 8)),
     "XBGR8888": (32, (0, 8), (8, 8), (16, 8)),
@@ -444,7 +443,7 @@ _SPECS: Dict[str, Tuple[Any, ...]] = {
     "ARGB4444": (16, (8, 4), (4, 4), (0, 4), (12, 4)),
 }
 
-FORMATS: Dict[str, PixelFormat] = {}
+FORMATS: dict[str, PixelFormat] = {}
 for _name, _spec in _SPECS.items():
     _fmt = _rgb(*_spec)
     object.__setattr__(_fmt, "name", _name)

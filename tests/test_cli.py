@@ -29,8 +29,14 @@ def run(capsys, *argv):
 def run_module(*argv, input=None, timeout=60, env=None):
     """Run `python -m fbgfx` in a subprocess."""
     full_env = dict(os.environ, **(env or {}))
-    return subprocess.run([sys.executable, "-m", "fbgfx", *map(str, argv)], input=input, capture_output=True,
-                          timeout=timeout, cwd=ROOT, env=full_env)
+    return subprocess.run(
+        [sys.executable, "-m", "fbgfx", *map(str, argv)],
+        input=input,
+        capture_output=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env=full_env,
+    )
 
 
 def one_error_line(err):
@@ -385,8 +391,23 @@ def test_play_raw_stdin(tmp_path, capsys, monkeypatch, pix_fmt):
     out = tmp_path / "o.png"
     with open(src, "rb") as stdin:
         monkeypatch.setattr(sys, "stdin", stdin)
-        code, _, err = run(capsys, "play", "-", "--size", "64x48", "--pix-fmt", pix_fmt, "--fps", "0", "--stats",
-                           "--stretch", "--out", out, "-d", V32)
+        code, _, err = run(
+            capsys,
+            "play",
+            "-",
+            "--size",
+            "64x48",
+            "--pix-fmt",
+            pix_fmt,
+            "--fps",
+            "0",
+            "--stats",
+            "--stretch",
+            "--out",
+            out,
+            "-d",
+            V32,
+        )
     assert code == 0, err
     assert "played 4 frames" in err
     assert near(rgb_at(out, (400, 240)), COLORS[3], 8)
@@ -394,8 +415,9 @@ def test_play_raw_stdin(tmp_path, capsys, monkeypatch, pix_fmt):
 
 def test_play_raw_through_pipe():
     """Raw frames piped into `python -m fbgfx play -` play to the end."""
-    res = run_module("play", "-", "--size", "64x48", "--fps", "200", "--stats", "-d", V565,
-                     input=raw_frames("rgb24", COLORS * 3))
+    res = run_module(
+        "play", "-", "--size", "64x48", "--fps", "200", "--stats", "-d", V565, input=raw_frames("rgb24", COLORS * 3)
+    )
     assert res.returncode == 0, res.stderr
     text = res.stderr.decode()
     shown = int(text.split("played ")[1].split()[0])
@@ -454,9 +476,13 @@ def test_demo_writes_picture(tmp_path, capsys):
 
 def test_demo_without_framebuffer_runs_virtual(tmp_path):
     """With no framebuffer, `python -m fbgfx demo` runs on a virtual one and says where demo.png went."""
-    res = subprocess.run([sys.executable, "-m", "fbgfx", "demo", "--seconds", "0.3"], capture_output=True,
-                         cwd=tmp_path, timeout=120,
-                         env=dict(os.environ, FRAMEBUFFER=str(tmp_path / "no-fb"), PYTHONPATH=ROOT))
+    res = subprocess.run(
+        [sys.executable, "-m", "fbgfx", "demo", "--seconds", "0.3"],
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=120,
+        env=dict(os.environ, FRAMEBUFFER=str(tmp_path / "no-fb"), PYTHONPATH=ROOT),
+    )
     assert res.returncode == 0, res.stderr
     picture = tmp_path / "demo.png"
     assert Image.open(picture).size == (800, 480)
@@ -497,8 +523,9 @@ def test_ctrl_c_exits_130_and_restores(tmp_path, argv):
     img = solid(tmp_path / "a.png", (64, 48), (255, 0, 0))
     argv = [img if a == "IMG" else a for a in argv]
     spec = f"virtual:64x48:RGB565:file={raw}"
-    proc = subprocess.Popen([sys.executable, "-m", "fbgfx", *argv, "-d", spec], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fbgfx", *argv, "-d", spec], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     try:
         assert wait_for_change(raw, b"\0" * (64 * 48 * 2 * 2)), proc.stderr.read() if proc.poll() else ""
         proc.send_signal(signal.SIGINT)
@@ -529,9 +556,12 @@ def test_play_shows_progress_on_a_terminal(tmp_path):
     anim = animation(tmp_path / "a.gif", durations=(100, 100, 100, 400))
     master, slave = pty.openpty()
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "fbgfx", "play", anim, "-d", V565, "--out", tmp_path / "o.png"],
-                                cwd=ROOT,
-                                stdout=subprocess.DEVNULL, stderr=slave)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "fbgfx", "play", anim, "-d", V565, "--out", tmp_path / "o.png"],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=slave,
+        )
         os.close(slave)
         chunks = []
         while True:
@@ -571,8 +601,13 @@ def test_ctrl_c_while_waiting_for_stdin(tmp_path):
     """Ctrl-C while play waits on a quiet pipe exits with 130 and no traceback."""
     raw = tmp_path / "fb.raw"
     spec = f"virtual:64x48:RGB565:file={raw}"
-    proc = subprocess.Popen([sys.executable, "-m", "fbgfx", "play", "-", "--size", "64x48", "-d", spec], cwd=ROOT,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fbgfx", "play", "-", "--size", "64x48", "-d", spec],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         proc.stdin.write(raw_frames("rgb24", COLORS[:1]))
         proc.stdin.flush()  # one frame, then nothing: the producer stalls

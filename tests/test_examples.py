@@ -116,10 +116,12 @@ def test_paint_rotated_draws_under_the_touches(tmp_path):
 def test_paint_clear_button_wipes(tmp_path):
     """A touch on CLEAR wipes the strokes drawn before it."""
     rec = tmp_path / "clear.evemu"
-    lines = (RECORDING_HEAD + "E: 0.000000 0001 0110 1\nE: 0.000000 0000 0000 0\n"
-             "E: 0.100000 0001 0110 0\nE: 0.100000 0000 0000 0\n"
-             "E: 0.200000 0003 0000 32000\nE: 0.200000 0003 0001 300\nE: 0.200000 0000 0000 0\n"
-             "E: 0.300000 0001 0110 1\nE: 0.300000 0000 0000 0\n")
+    lines = (
+        RECORDING_HEAD + "E: 0.000000 0001 0110 1\nE: 0.000000 0000 0000 0\n"
+        "E: 0.100000 0001 0110 0\nE: 0.100000 0000 0000 0\n"
+        "E: 0.200000 0003 0000 32000\nE: 0.200000 0003 0001 300\nE: 0.200000 0000 0000 0\n"
+        "E: 0.300000 0001 0110 1\nE: 0.300000 0000 0000 0\n"
+    )
     rec.write_text(lines)
     out = tmp_path / "out.png"
     res = run_example("paint.py", ["--touch", str(rec)], "virtual:800x480:XRGB8888", out)

@@ -26,8 +26,12 @@ PATTERN = np.array(
 
 def var_with(bpp, red=(0, 0), green=(0, 0), blue=(0, 0), transp=(0, 0), grayscale=0):
     return VarScreenInfo(
-        bits_per_pixel=bpp, grayscale=grayscale, red=Bitfield(*red), green=Bitfield(*green),
-        blue=Bitfield(*blue), transp=Bitfield(*transp),
+        bits_per_pixel=bpp,
+        grayscale=grayscale,
+        red=Bitfield(*red),
+        green=Bitfield(*green),
+        blue=Bitfield(*blue),
+        transp=Bitfield(*transp),
     )
 
 
@@ -219,9 +223,15 @@ def test_pack_rejects_bad_shapes():
         PixelFormat.from_name("RGB565").pack(np.zeros((4, 5), np.uint8))
 
 
-@pytest.mark.parametrize("name, dtype, shape", [
-    ("XRGB8888", "<u4", (2, 3)), ("RGB565", "<u2", (2, 3)), ("RGB888", "u1", (2, 3, 3)), ("C8", "u1", (2, 3)),
-])
+@pytest.mark.parametrize(
+    "name, dtype, shape",
+    [
+        ("XRGB8888", "<u4", (2, 3)),
+        ("RGB565", "<u2", (2, 3)),
+        ("RGB888", "u1", (2, 3, 3)),
+        ("C8", "u1", (2, 3)),
+    ],
+)
 def test_dtype_and_array_shape(name, dtype, shape):
     """Each format says the NumPy dtype and array shape of its pixels."""
     fmt = PixelFormat.from_name(name)

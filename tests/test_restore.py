@@ -248,6 +248,7 @@ def test_failing_callback_warns_and_others_still_run(registry):
 
 def test_handlers_installed_while_registered_and_removed_after(registry):
     """Signal handlers are fbgfx's only while something is registered; the previous ones come back."""
+
     def mine(signum, frame):
         pass
 

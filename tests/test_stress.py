@@ -124,16 +124,28 @@ def test_processes_and_threads_share_one_device_safely(tmp_path):
     spec = f"virtual:64x48:RGB565:vh=96:file={path}"
     env = {**os.environ, "PYTHONPATH": ROOT}
     workers = [
-        subprocess.Popen([sys.executable, "-c", WORKER, spec, str(seed)], cwd=tmp_path, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, spec, str(seed)],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for seed in range(4)
     ]
     grab_codes = []
     try:
         for i in range(3):
             out = grabs / f"grab{i}.png"
-            res = subprocess.run([sys.executable, "-m", "fbgfx", "grab", str(out), "-d", spec], cwd=tmp_path,
-                                 env=env, capture_output=True, text=True, timeout=120)
+            res = subprocess.run(
+                [sys.executable, "-m", "fbgfx", "grab", str(out), "-d", spec],
+                cwd=tmp_path,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             grab_codes.append((res.returncode, res.stderr))
         results = [(w.wait(timeout=120), *w.communicate()) for w in workers]
     finally:

@@ -326,7 +326,7 @@ def test_partial_records_wait_for_the_rest():
     with touch.Touchscreen(r, info, None) as ts:
         os.write(w, data[: len(data) - _evdev.EVENT_SIZE // 2])
         assert ts.read(timeout=0) == []
-        os.write(w, data[len(data) - _evdev.EVENT_SIZE // 2:])
+        os.write(w, data[len(data) - _evdev.EVENT_SIZE // 2 :])
         assert short(ts.read(timeout=5)) == [("down", 16384, 8192, 0)]
     os.close(w)
 
@@ -351,10 +351,15 @@ def test_events_after_syn_dropped_are_skipped():
     """After SYN_DROPPED the events up to the next SYN_REPORT are incomplete and ignored."""
     info, _ = load_recording(TABLET)
     ev = [
-        (0, 0, 3, 0, 100), (0, 0, 3, 1, 100), (0, 0, 1, 0x110, 1), (0, 0, 0, 0, 0),
+        (0, 0, 3, 0, 100),
+        (0, 0, 3, 1, 100),
+        (0, 0, 1, 0x110, 1),
+        (0, 0, 0, 0, 0),
         (0, 1, 0, 3, 0),  # SYN_DROPPED
-        (0, 1, 3, 0, 30000), (0, 1, 0, 0, 0),
-        (0, 2, 3, 0, 200), (0, 2, 0, 0, 0),
+        (0, 1, 3, 0, 30000),
+        (0, 1, 0, 0, 0),
+        (0, 2, 3, 0, 200),
+        (0, 2, 0, 0, 0),
     ]
     r = _pipe_with(_evdev.encode(ev))
     with touch.Touchscreen(r, info, None) as ts:
@@ -468,8 +473,8 @@ def fake_input(tmp_path, monkeypatch):
 
 
 KEYBOARD = dict(keys=range(1, 120))
-TOUCHPAD = dict(props=[0], axes=[0, 1, 0x2f, 0x35, 0x36, 0x39], keys=[0x110, 0x14a])
-TOUCHSCREEN = dict(props=[1], axes=[0, 1, 0x2f, 0x35, 0x36, 0x39], keys=[0x14a])
+TOUCHPAD = dict(props=[0], axes=[0, 1, 0x2F, 0x35, 0x36, 0x39], keys=[0x110, 0x14A])
+TOUCHSCREEN = dict(props=[1], axes=[0, 1, 0x2F, 0x35, 0x36, 0x39], keys=[0x14A])
 TABLET_CAPS = dict(axes=[0, 1], keys=[0x110, 0x111, 0x112])
 
 

@@ -62,8 +62,13 @@ def png_bytes():
 def test_existing_file_is_refused_and_left_as_it_was(tmp_path, kind, readonly):
     """An existing file that is not a framebuffer file: FramebufferError naming it; bytes, size and mode unchanged."""
     path = tmp_path / "user.dat"
-    data = {"text": b"notes\n" * 160_000, "png": png_bytes(), "empty": b"", "mode-444": b"keep me",
-            "big": os.urandom(3 * 16 * 8 * 2)}[kind]
+    data = {
+        "text": b"notes\n" * 160_000,
+        "png": png_bytes(),
+        "empty": b"",
+        "mode-444": b"keep me",
+        "big": os.urandom(3 * 16 * 8 * 2),
+    }[kind]
     path.write_bytes(data)
     if kind == "mode-444":
         path.chmod(0o444)
@@ -116,10 +121,17 @@ def test_read_only_open_changes_nothing(tmp_path):
     assert {p: os.stat(tmp_path / p).st_mtime_ns for p in os.listdir(tmp_path)} == mtimes
 
 
-@pytest.mark.parametrize("kind, words", [
-    ("fifo", "is a FIFO"), ("/dev/null", "is a character device"), ("/dev/zero", "is a character device"),
-    ("directory", "is a directory"), ("symlink", "is a symbolic link"), ("dangling", "is a symbolic link"),
-])
+@pytest.mark.parametrize(
+    "kind, words",
+    [
+        ("fifo", "is a FIFO"),
+        ("/dev/null", "is a character device"),
+        ("/dev/zero", "is a character device"),
+        ("directory", "is a directory"),
+        ("symlink", "is a symbolic link"),
+        ("dangling", "is a symbolic link"),
+    ],
+)
 def test_special_paths_are_refused_by_name(tmp_path, kind, words):
     """file= on a FIFO, /dev/null, /dev/zero, a directory or a symlink: an error naming the path, nothing touched."""
     outside = tmp_path / "outside"
@@ -182,8 +194,13 @@ SIGBUS_CHILD = textwrap.dedent(
 
 def test_other_openers_never_kill_the_first_with_sigbus(tmp_path):
     """Openers with smaller and larger specs leave the first process's mapping whole: it writes it all and exits 0."""
-    proc = subprocess.run([sys.executable, "-c", SIGBUS_CHILD, str(tmp_path / "fb.raw")], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", SIGBUS_CHILD, str(tmp_path / "fb.raw")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, (proc.returncode, proc.stderr)
     assert "sum 1" in proc.stdout
     assert (tmp_path / "fb.raw").stat().st_size == 256 * 256 * 4 * 2
@@ -314,8 +331,8 @@ CORRUPTIONS = {
     "a list": lambda s: "[1, 2, 3]",
     "wrong type": lambda s: _with(s, lambda d: d["var"].update(xres="wide")),
     "bool for int": lambda s: _with(s, lambda d: d["var"].update(yres=True)),
-    "huge number": lambda s: _with(s, lambda d: d["var"].update(yres_virtual=10 ** 30)),
-    "huge memory": lambda s: _with(s, lambda d: d["device"].update(memory=10 ** 18)),
+    "huge number": lambda s: _with(s, lambda d: d["var"].update(yres_virtual=10**30)),
+    "huge memory": lambda s: _with(s, lambda d: d["device"].update(memory=10**18)),
     "negative": lambda s: _with(s, lambda d: d["var"].update(xoffset=-5)),
     "float": lambda s: _with(s, lambda d: d["var"].update(xres=16.5)),
     "C8 on 16 bpp": lambda s: _with(s, lambda d: d.update(format="C8")),
@@ -354,8 +371,13 @@ def test_corrupt_state_file_is_one_clear_error_with_a_way_out(tmp_path, name):
 def test_state_from_fbgfx_0_1_is_still_opened(tmp_path):
     """A device created by fbgfx 0.1 (state without a version) opens as it is and is upgraded on the next change."""
     path, state = _good_state(tmp_path)
-    old = {"device": [16, 8, "RGB565", state["device"]["memory"]], "var": state["var"], "format": "RGB565",
-           "visual": state["visual"], "cmap": state["cmap"]}
+    old = {
+        "device": [16, 8, "RGB565", state["device"]["memory"]],
+        "var": state["var"],
+        "format": "RGB565",
+        "visual": state["visual"],
+        "cmap": state["cmap"],
+    }
     (tmp_path / "fb.raw.state.json").write_text(json.dumps(old))
     with fbgfx.open(spec_for(path, "16x8:RGB565:vh=16")) as fb:
         assert fb.size == (16, 8)
@@ -363,10 +385,18 @@ def test_state_from_fbgfx_0_1_is_still_opened(tmp_path):
     assert json.loads((tmp_path / "fb.raw.state.json").read_text())["version"] == 1
 
 
-@pytest.mark.parametrize("spec", [
-    "virtual:99999999999x99999999999", "virtual:99999999999x10", "virtual:65536x65536", "virtual:0x10",
-    "virtual:10x10:memory=99999999999999", "virtual:10x10:vh=99999999999", "virtual:10x10:stride=99999999999999",
-])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "virtual:99999999999x99999999999",
+        "virtual:99999999999x10",
+        "virtual:65536x65536",
+        "virtual:0x10",
+        "virtual:10x10:memory=99999999999999",
+        "virtual:10x10:vh=99999999999",
+        "virtual:10x10:stride=99999999999999",
+    ],
+)
 def test_absurd_sizes_are_value_errors(spec):
     """Absurd sizes are a ValueError saying so, not OverflowError or MemoryError."""
     with pytest.raises(ValueError, match=r"1\.\.|1 to|at most"):
@@ -375,8 +405,13 @@ def test_absurd_sizes_are_value_errors(spec):
 
 def test_absurd_sizes_through_the_cli_are_one_error_line():
     """fbgfx info on a huge virtual size exits 2 with one error line."""
-    proc = subprocess.run([sys.executable, "-m", "fbgfx", "info", "-d", "virtual:99999999999x99999999999"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "fbgfx", "info", "-d", "virtual:99999999999x99999999999"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().startswith("fbgfx: error:") and len(proc.stderr.strip().splitlines()) == 1
 
@@ -384,25 +419,28 @@ def test_absurd_sizes_through_the_cli_are_one_error_line():
 # -- 5. virtual spec validation ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("virtual:100x10:RGB565:stride=100", "stride=100 is smaller than one row"),
-    ("virtual:100x10:RGB565:stride=-4", "stride must be"),
-    ("virtual:100x10:stride=0", "stride must be"),
-    ("virtual:10x10:vh=5", "vh=5 is below the visible height 10"),
-    ("virtual:10x10:vw=9", "vw=9 is below the visible width 10"),
-    ("virtual:10x10:virtual_height=-1", "virtual_height must be"),
-    ("virtual:10x10:pan=maybe", "'pan'"),
-    ("virtual:10x10:vsync=2", "'vsync'"),
-    ("virtual:10x10:vh=20:vh=30", "'vh' given twice"),
-    ("virtual:10x10:vh=20:virtual_height=30", "'vh' and 'virtual_height'"),
-    ("virtual:10x10:RGB565:XRGB8888", "two pixel formats"),
-    ("virtual:10x10:RGB565:RGB565", "two pixel formats"),
-    ("virtual:10x10:align=0", "align must be"),
-    ("virtual:10x10:memory=-1", "memory must be"),
-    ("virtual:10x10:memory=lots", "'memory'"),
-    ("virtual:10x10:modes=sometimes", "modes must be one of"),
-    ("virtual:10x10:file=", "file must be a path"),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("virtual:100x10:RGB565:stride=100", "stride=100 is smaller than one row"),
+        ("virtual:100x10:RGB565:stride=-4", "stride must be"),
+        ("virtual:100x10:stride=0", "stride must be"),
+        ("virtual:10x10:vh=5", "vh=5 is below the visible height 10"),
+        ("virtual:10x10:vw=9", "vw=9 is below the visible width 10"),
+        ("virtual:10x10:virtual_height=-1", "virtual_height must be"),
+        ("virtual:10x10:pan=maybe", "'pan'"),
+        ("virtual:10x10:vsync=2", "'vsync'"),
+        ("virtual:10x10:vh=20:vh=30", "'vh' given twice"),
+        ("virtual:10x10:vh=20:virtual_height=30", "'vh' and 'virtual_height'"),
+        ("virtual:10x10:RGB565:XRGB8888", "two pixel formats"),
+        ("virtual:10x10:RGB565:RGB565", "two pixel formats"),
+        ("virtual:10x10:align=0", "align must be"),
+        ("virtual:10x10:memory=-1", "memory must be"),
+        ("virtual:10x10:memory=lots", "'memory'"),
+        ("virtual:10x10:modes=sometimes", "modes must be one of"),
+        ("virtual:10x10:file=", "file must be a path"),
+    ],
+)
 def test_bad_virtual_spec_values_name_the_key(spec, words):
     """Out-of-range, duplicate and malformed spec values are ValueErrors naming the key."""
     with pytest.raises(ValueError) as e:
@@ -410,12 +448,15 @@ def test_bad_virtual_spec_values_name_the_key(spec, words):
     assert words in str(e.value)
 
 
-@pytest.mark.parametrize("options, words", [
-    ({"line_length": 10}, "line_length=10 is smaller than one row"),
-    ({"virtual_height": 4}, "virtual_height=4 is below"),
-    ({"stride_align": 0}, "stride_align must be"),
-    ({"memory": 2 ** 40}, "memory must be"),
-])
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        ({"line_length": 10}, "line_length=10 is smaller than one row"),
+        ({"virtual_height": 4}, "virtual_height=4 is below"),
+        ({"stride_align": 0}, "stride_align must be"),
+        ({"memory": 2**40}, "memory must be"),
+    ],
+)
 def test_bad_device_options_name_the_option(options, words):
     """VirtualDevice refuses the same values with the Python option name."""
     with pytest.raises(ValueError) as e:
@@ -518,8 +559,14 @@ def test_screen_in_another_process_does_not_undo_this_ones_pan(tmp_path):
     """A Screen flipping in one process, another process pans: the Screen's close leaves that page shown."""
     spec = spec_for(tmp_path / "fb.raw", "16x8:RGB565:vh=24")
     fbgfx.open(spec).close()
-    proc = subprocess.Popen([sys.executable, "-c", SCREEN_CHILD, spec], cwd=ROOT, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCREEN_CHILD, spec],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         assert line.startswith("READY 8"), line + proc.stderr.read()

@@ -26,16 +26,20 @@ def test_guest_suite(kernel_vms, setup):
     """All guest tests pass against the real kernel driver of this setup."""
     boot = kernel_vms(setup)
     if boot.timed_out:
-        pytest.fail(f"{setup}: VM did not finish in {boot.seconds:.0f} s\n"
-                    f"guest stdout:\n{boot.tail('guest-stdout.txt')}\n"
-                    f"vng stderr:\n{boot.tail('vng-stderr.txt')}")
+        pytest.fail(
+            f"{setup}: VM did not finish in {boot.seconds:.0f} s\n"
+            f"guest stdout:\n{boot.tail('guest-stdout.txt')}\n"
+            f"vng stderr:\n{boot.tail('vng-stderr.txt')}"
+        )
     results = boot.results_for(setup)
     if not results:
-        pytest.fail(f"{setup}: the guest wrote no test results (vng exit {boot.returncode})\n"
-                    f"modprobe:\n{boot.tail('modprobe.txt')}\n"
-                    f"guest stderr:\n{boot.tail('guest-stderr.txt')}\n"
-                    f"guest stdout:\n{boot.tail('guest-stdout.txt')}\n"
-                    f"vng stderr:\n{boot.tail('vng-stderr.txt')}")
+        pytest.fail(
+            f"{setup}: the guest wrote no test results (vng exit {boot.returncode})\n"
+            f"modprobe:\n{boot.tail('modprobe.txt')}\n"
+            f"guest stderr:\n{boot.tail('guest-stderr.txt')}\n"
+            f"guest stdout:\n{boot.tail('guest-stdout.txt')}\n"
+            f"vng stderr:\n{boot.tail('vng-stderr.txt')}"
+        )
     if any(r.outcome in ("failed", "error") for r in results):
         pytest.fail(_summary(boot, setup), pytrace=False)
     assert any(r.outcome == "passed" for r in results), f"{setup}: no guest test passed"

@@ -89,26 +89,35 @@ class Qmp:
 
     def tap(self, x: int, y: int) -> None:
         """Move to raw (x, y) pressing the left button, then let go: two SYN frames."""
-        self.execute("input-send-event", events=[
-            {"type": "abs", "data": {"axis": "x", "value": x}},
-            {"type": "abs", "data": {"axis": "y", "value": y}},
-            {"type": "btn", "data": {"down": True, "button": "left"}},
-        ])
+        self.execute(
+            "input-send-event",
+            events=[
+                {"type": "abs", "data": {"axis": "x", "value": x}},
+                {"type": "abs", "data": {"axis": "y", "value": y}},
+                {"type": "btn", "data": {"down": True, "button": "left"}},
+            ],
+        )
         time.sleep(0.2)
         self.execute("input-send-event", events=[{"type": "btn", "data": {"down": False, "button": "left"}}])
 
     def burst(self, moves: int) -> None:
         """Press and move ``moves`` times across the tablet, still pressed: more events
         than an evdev client buffer holds."""
-        self.execute("input-send-event", events=[
-            {"type": "abs", "data": {"axis": "x", "value": 1000}},
-            {"type": "btn", "data": {"down": True, "button": "left"}},
-        ])
+        self.execute(
+            "input-send-event",
+            events=[
+                {"type": "abs", "data": {"axis": "x", "value": 1000}},
+                {"type": "btn", "data": {"down": True, "button": "left"}},
+            ],
+        )
         for i in range(moves):
-            self.execute("input-send-event", events=[
-                {"type": "abs", "data": {"axis": "x", "value": 1000 + 70 * i}},
-                {"type": "abs", "data": {"axis": "y", "value": 1000 + 70 * i}},
-            ])
+            self.execute(
+                "input-send-event",
+                events=[
+                    {"type": "abs", "data": {"axis": "x", "value": 1000 + 70 * i}},
+                    {"type": "abs", "data": {"axis": "y", "value": 1000 + 70 * i}},
+                ],
+            )
 
     def close(self) -> None:
         self.sock.close()
@@ -129,8 +138,7 @@ def _serve(sock_path: str, rwdir: Path, stop: threading.Event, errors: list[str]
                 elif request["do"] == "burst":
                     qmp.burst(request["moves"])
                 elif request["do"] == "release":
-                    qmp.execute("input-send-event", events=[
-                        {"type": "btn", "data": {"down": False, "button": "left"}}])
+                    qmp.execute("input-send-event", events=[{"type": "btn", "data": {"down": False, "button": "left"}}])
                 elif request["do"] == "screendump":
                     qmp.execute("screendump", filename=str(rwdir / request["file"]))
                 status = "ok"
@@ -159,21 +167,38 @@ def guest() -> dict[str, Any]:
     sockdir = tempfile.mkdtemp(prefix="fbgfx-qmp-")  # unix socket paths must stay short
     sock = os.path.join(sockdir, "qmp.sock")
     script = outdir / "guest.sh"
-    script.write_text("\n".join([
-        f"modprobe -a virtio_input evdev bochs >{outdir}/modprobe.txt 2>&1",
-        "for i in $(seq 100); do [ -e /dev/fb0 ] && ls /dev/input/event* >/dev/null 2>&1 && break; sleep 0.1; done",
-        f"cd {shlex.quote(str(REPO))}",
-        f"PYTHONDONTWRITEBYTECODE=1 {shlex.quote(sys.executable)} tests/kernel/touch_guest.py {outdir} "
-        f">{outdir}/guest-stdout.txt 2>{outdir}/guest-stderr.txt",
-        f"echo $? >{outdir}/guest-rc",
-        "",
-    ]))
+    script.write_text(
+        "\n".join(
+            [
+                f"modprobe -a virtio_input evdev bochs >{outdir}/modprobe.txt 2>&1",
+                "for i in $(seq 100); do"
+                " [ -e /dev/fb0 ] && ls /dev/input/event* >/dev/null 2>&1 && break; sleep 0.1;"
+                " done",
+                f"cd {shlex.quote(str(REPO))}",
+                f"PYTHONDONTWRITEBYTECODE=1 {shlex.quote(sys.executable)} tests/kernel/touch_guest.py {outdir} "
+                f">{outdir}/guest-stdout.txt 2>{outdir}/guest-stderr.txt",
+                f"echo $? >{outdir}/guest-rc",
+                "",
+            ]
+        )
+    )
     kernel = os.environ.get("FBGFX_VM_KERNEL") or sorted(glob.glob("/boot/vmlinuz-*"))[-1]
     cmd = [
-        "vng", "--run", kernel, "--user", "root", "--disable-kvm", "--cpus", "2", "--memory", "1G",
-        "--rwdir", str(outdir),
+        "vng",
+        "--run",
+        kernel,
+        "--user",
+        "root",
+        "--disable-kvm",
+        "--cpus",
+        "2",
+        "--memory",
+        "1G",
+        "--rwdir",
+        str(outdir),
         f"--qemu-opts=-vga std -device virtio-tablet-pci,id=tablet0 -qmp unix:{sock},server=on,wait=off",
-        "--", f"sh {script}",
+        "--",
+        f"sh {script}",
     ]
     (outdir / "vng-command.txt").write_text(shlex.join(cmd) + "\n")
     stop, errors = threading.Event(), []
@@ -181,8 +206,7 @@ def guest() -> dict[str, Any]:
     server.start()
     start = time.monotonic()
     with open(outdir / "vng-stdout.txt", "wb") as out, open(outdir / "vng-stderr.txt", "wb") as err:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=REPO,
-                                start_new_session=True)
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=REPO, start_new_session=True)
         try:
             proc.wait(timeout=TIMEOUT)
         except subprocess.TimeoutExpired:
@@ -194,8 +218,10 @@ def guest() -> dict[str, Any]:
     results_file = outdir / "results.json"
     if not results_file.exists():
         stderr = (outdir / "guest-stderr.txt").read_text()[-3000:] if (outdir / "guest-stderr.txt").exists() else ""
-        pytest.fail(f"the touch guest wrote no results in {time.monotonic() - start:.0f} s "
-                    f"(logs in {outdir}):\n{stderr}\n{(outdir / 'vng-stderr.txt').read_text()[-2000:]}")
+        pytest.fail(
+            f"the touch guest wrote no results in {time.monotonic() - start:.0f} s "
+            f"(logs in {outdir}):\n{stderr}\n{(outdir / 'vng-stderr.txt').read_text()[-2000:]}"
+        )
     results = json.loads(results_file.read_text())
     results["_outdir"] = str(outdir)
     results["_seconds"] = time.monotonic() - start

@@ -105,10 +105,19 @@ def _tap90() -> dict[str, Any] | None:
 
 
 def _paint() -> dict[str, Any]:
-    cmd = [sys.executable, str(REPO / "examples" / "paint.py"), "--device", "/dev/fb0", "--rotate", "90",
-           "--seconds", "240"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
-                            env=_checkout_env())
+    cmd = [
+        sys.executable,
+        str(REPO / "examples" / "paint.py"),
+        "--device",
+        "/dev/fb0",
+        "--rotate",
+        "90",
+        "--seconds",
+        "240",
+    ]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=_checkout_env()
+    )
     try:
         first = proc.stdout.readline()
         if "ready" not in first:
@@ -136,17 +145,36 @@ def _paint() -> dict[str, Any]:
 
 def _cli_list() -> dict[str, Any]:
     """``fbgfx touch --list`` on the real input devices."""
-    res = subprocess.run([sys.executable, "-m", "fbgfx", "touch", "--list"], capture_output=True, text=True,
-                         cwd=REPO, env=_checkout_env(), timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-m", "fbgfx", "touch", "--list"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=_checkout_env(),
+        timeout=120,
+    )
     return {"rc": res.returncode, "stdout": res.stdout, "stderr": res.stderr}
 
 
 def _cli_events() -> dict[str, Any]:
     """``fbgfx touch --rotate 90 --count 2`` printing a tap on the bochs screen."""
-    cmd = [sys.executable, "-m", "fbgfx", "touch", "-d", "/dev/fb0", "--rotate", "90", "--count", "2",
-           "--seconds", "120"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
-                            env=_checkout_env())
+    cmd = [
+        sys.executable,
+        "-m",
+        "fbgfx",
+        "touch",
+        "-d",
+        "/dev/fb0",
+        "--rotate",
+        "90",
+        "--count",
+        "2",
+        "--seconds",
+        "120",
+    ]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=_checkout_env()
+    )
     header = proc.stderr.readline()  # printed once the device is open
     if "Ctrl-C" not in header:
         proc.kill()
@@ -185,7 +213,7 @@ def _ppm_pixel(path: Path, x: int, y: int) -> tuple[int, int, int]:
     w = int(parts[1])
     header = len(data) - len(parts[4])
     at = header + (y * w + x) * 3
-    return tuple(data[at:at + 3])  # type: ignore[return-value]
+    return tuple(data[at : at + 3])  # type: ignore[return-value]
 
 
 def _unplug() -> dict[str, Any]:

@@ -40,9 +40,7 @@ def test_geometry_matches_fbset(kernel):
         v, f = fb.var, fb.fix
         assert info["geometry"] == (v.xres, v.yres, v.xres_virtual, v.yres_virtual, v.bits_per_pixel)
         if "rgba" in info:
-            assert info["rgba"] == tuple(
-                (bf.length, bf.offset) for bf in (v.red, v.green, v.blue, v.transp)
-            )
+            assert info["rgba"] == tuple((bf.length, bf.offset) for bf in (v.red, v.green, v.blue, v.transp))
         assert int(info["LineLength"]) == f.line_length == fb.stride
         assert int(info["XPanStep"]) == f.xpanstep and int(info["YPanStep"]) == f.ypanstep
         assert info["Name"] == f.id
@@ -53,16 +51,27 @@ def test_var_and_fix_match_raw_ioctls(kernel):
     """fb.var and fb.fix hold the same numbers as FBIOGET_VSCREENINFO/FSCREENINFO."""
     raw_var, raw_fix = kernel.var(), kernel.fix()
     with fbgfx.open(kernel.device) as fb:
-        for name in ("xres", "yres", "xres_virtual", "yres_virtual", "xoffset", "yoffset",
-                     "bits_per_pixel", "grayscale", "nonstd", "pixclock"):
+        for name in (
+            "xres",
+            "yres",
+            "xres_virtual",
+            "yres_virtual",
+            "xoffset",
+            "yoffset",
+            "bits_per_pixel",
+            "grayscale",
+            "nonstd",
+            "pixclock",
+        ):
             assert getattr(fb.var, name) == raw_var[name], name
         for chan in ("red", "green", "blue", "transp"):
             bf = getattr(fb.var, chan)
             assert (bf.offset, bf.length, bf.msb_right) == (
-                raw_var[f"{chan}_offset"], raw_var[f"{chan}_length"], raw_var[f"{chan}_msb_right"]
+                raw_var[f"{chan}_offset"],
+                raw_var[f"{chan}_length"],
+                raw_var[f"{chan}_msb_right"],
             ), chan
-        for name in ("id", "smem_len", "type", "visual", "xpanstep", "ypanstep", "ywrapstep",
-                     "line_length"):
+        for name in ("id", "smem_len", "type", "visual", "xpanstep", "ypanstep", "ywrapstep", "line_length"):
             assert getattr(fb.fix, name) == raw_fix[name], name
 
 
@@ -99,6 +108,10 @@ def test_cli_info_json_matches_fbset(kernel, capsys):
     info = json.loads(capsys.readouterr().out)
     v, fix = info["var"], info["fix"]
     assert kernel.fbset()["geometry"] == (
-        v["xres"], v["yres"], v["xres_virtual"], v["yres_virtual"], v["bits_per_pixel"]
+        v["xres"],
+        v["yres"],
+        v["xres_virtual"],
+        v["yres_virtual"],
+        v["bits_per_pixel"],
     )
     assert fix["line_length"] == int(kernel.sysfs("stride"))

@@ -21,7 +21,7 @@ def assert_roundtrip(kernel, fb, rng, x: int = 3, y: int = 2) -> None:
         rgb = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
         fb.pixels[y:, x:] = fb.format.pack(rgb)
         Bpp = fb.format.bpp // 8
-        got = kernel.visible_rect_bytes(fb.width, fb.height)[y:, x * Bpp:]
+        got = kernel.visible_rect_bytes(fb.width, fb.height)[y:, x * Bpp :]
         assert np.array_equal(got, kernel.encode(rgb))
 
 
@@ -146,7 +146,6 @@ def test_screen_flip_pans_between_pages(kernel):
                     raw = kernel.visible_rect_bytes(640, 480)
                     assert np.array_equal(raw, kernel.encode(np.full((480, 640, 3), color, np.uint8)))
         assert pans[0] != pans[1] and pans[0] == pans[2], pans
-
 
 
 # qemu's Cirrus VGA keeps showing the picture whatever cirrusfb does to blank it, so

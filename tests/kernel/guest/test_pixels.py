@@ -27,14 +27,14 @@ def test_packed_pixels_are_device_bytes(kernel, rng):
         if fb.format.indexed:
             palette = kernel.cmap(0, 256)
             rgb = palette[rng.integers(0, 256, (H, W))]
-            fb.pixels[Y:Y + H, X:X + W] = fb.format.pack(rgb, palette=fb.palette)
+            fb.pixels[Y : Y + H, X : X + W] = fb.format.pack(rgb, palette=fb.palette)
             got = kernel.visible_rect_bytes(X + W, Y + H)[Y:, X:]
             assert np.array_equal(palette[got], rgb)
         else:
             rgb = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
-            fb.pixels[Y:Y + H, X:X + W] = fb.format.pack(rgb)
+            fb.pixels[Y : Y + H, X : X + W] = fb.format.pack(rgb)
             Bpp = fb.format.bpp // 8
-            got = kernel.visible_rect_bytes(X + W, Y + H)[Y:, X * Bpp:]
+            got = kernel.visible_rect_bytes(X + W, Y + H)[Y:, X * Bpp :]
             assert np.array_equal(got, kernel.encode(rgb))
 
 
@@ -44,10 +44,9 @@ def test_device_bytes_read_through_pixels(kernel, rng):
     Bpp = var["bits_per_pixel"] // 8
     raw = rng.integers(0, 256, (H, W * Bpp), dtype=np.uint8)
     for r in range(H):
-        kernel.write((var["yoffset"] + Y + r) * fix["line_length"] + (var["xoffset"] + X) * Bpp,
-                     raw[r].tobytes())
+        kernel.write((var["yoffset"] + Y + r) * fix["line_length"] + (var["xoffset"] + X) * Bpp, raw[r].tobytes())
     with fbgfx.open(kernel.device) as fb:
-        native = np.ascontiguousarray(fb.pixels[Y:Y + H, X:X + W])
+        native = np.ascontiguousarray(fb.pixels[Y : Y + H, X : X + W])
         assert native.view(np.uint8).reshape(H, -1).tobytes() == raw.tobytes()
         if fb.format.indexed:
             assert np.array_equal(fb.format.unpack(native, palette=fb.palette), kernel.cmap()[raw])
@@ -60,14 +59,14 @@ def test_device_bytes_read_through_pixels(kernel, rng):
 def test_surface_drawing_is_device_bytes(kernel):
     """A Surface on fb.pixels draws a filled rectangle exactly where the device shows it."""
     with fbgfx.open(kernel.device) as fb:
-        fb.pixels[:Y + H + 8, :X + W + 8] = 0
+        fb.pixels[: Y + H + 8, : X + W + 8] = 0
         surface = fbgfx.Surface.wrap(fb.pixels, fb.format, palette=fb.palette)
         surface.rectangle((X, Y, X + W - 1, Y + H - 1), fill=(255, 0, 0))
         Bpp = max(fb.format.bpp // 8, 1)
         raw = kernel.visible_rect_bytes(X + W + 8, Y + H + 8)
-        inside = raw[Y:Y + H, X * Bpp:(X + W) * Bpp]
+        inside = raw[Y : Y + H, X * Bpp : (X + W) * Bpp]
         outside = raw.copy()
-        outside[Y:Y + H, X * Bpp:(X + W) * Bpp] = 0
+        outside[Y : Y + H, X * Bpp : (X + W) * Bpp] = 0
         assert not outside.any(), "drawing leaked outside the rectangle"
         if fb.format.indexed:
             palette = kernel.cmap()
@@ -82,8 +81,8 @@ def test_snapshot_decodes_device_bytes(kernel, rng):
     """fb.snapshot() shows, in its top bits, the colour fields of the device's bytes."""
     with fbgfx.open(kernel.device) as fb:
         rgb = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
-        fb.pixels[Y:Y + H, X:X + W] = fb.format.pack(rgb, palette=fb.palette)
-        shot = np.asarray(fb.snapshot())[Y:Y + H, X:X + W]
+        fb.pixels[Y : Y + H, X : X + W] = fb.format.pack(rgb, palette=fb.palette)
+        shot = np.asarray(fb.snapshot())[Y : Y + H, X : X + W]
         assert shot.shape == (H, W, 3)
         raw = kernel.visible_rect_bytes(X + W, Y + H)
         if fb.format.indexed:
@@ -92,4 +91,4 @@ def test_snapshot_decodes_device_bytes(kernel, rng):
             var = kernel.var()
             Bpp = var["bits_per_pixel"] // 8
             top = np.stack([shot[..., i] >> (8 - n) for i, (_, n) in enumerate(kernel.channels(var))], -1)
-            assert np.array_equal(top, kernel.decode_top_bits(raw[Y:, X * Bpp:], var))
+            assert np.array_equal(top, kernel.decode_top_bits(raw[Y:, X * Bpp :], var))
