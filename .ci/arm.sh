@@ -52,6 +52,19 @@ install_deps
 build_roots
 echo "arm.sh: roots ready in $((SECONDS - start)) s"
 
+newest="numpy pillow cffi pytest hypothesis"
+
+# True when the root's venv already holds the newest release of each of $newest, asked of
+# the index by the host's pip (fast) rather than by pip under emulation.
+venv_is_newest() {
+    local site pkg latest
+    site="$(echo "$1"/opt/venv/lib/python3*/site-packages)"
+    for pkg in $newest; do
+        latest="$(pip index versions "$pkg" 2>/dev/null | sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p')"
+        [ -n "$latest" ] && [ -d "$site/$pkg-$latest.dist-info" ] || return 1
+    done
+}
+
 # One architecture's suite, its log in $2. Everything it writes stays in a per-run
 # directory inside the root, removed afterwards, so the cached root stays as built.
 run_suite() {
@@ -68,10 +81,10 @@ run_suite() {
         # One run per architecture at a time: it installs fbgfx (editable) into the venv.
         exec 8>"$cache/$arch.venv.lock"
         flock 8
-        if [ "$arch" = arm64 ]; then
-            # The newest wheels each run.
+        if [ "$arch" = arm64 ] && ! venv_is_newest "$root"; then
+            # The newest wheels each run (pip under emulation takes minutes: only when needed).
             env PIP_CERT=/etc/fbgfx-host-ca.crt PIP_DISABLE_PIP_VERSION_CHECK=1 \
-                "${enter[@]}" /opt/venv/bin/pip install -q --upgrade numpy pillow cffi pytest hypothesis
+                "${enter[@]}" /opt/venv/bin/pip install -q --upgrade $newest
         fi
         # As the README tells Raspberry Pi users: pip builds fbgfx against the venv's
         # (for armhf, Debian's) cffi and setuptools, offline; then the entry point, the suite.
