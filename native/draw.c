@@ -49,7 +49,8 @@ typedef struct {
 
 /* -- spans -------------------------------------------------------------------------- */
 
-FBGFX_HOT static void draw_fill_row(uint8_t *p, ptrdiff_t n, int bpp, uint32_t c) {
+FBGFX_HOT static void draw_fill_row(uint8_t *p, ptrdiff_t n, int bpp, uint32_t c)
+{
     switch (bpp) {
     case 1:
         memset(p, (int)c, (size_t)n);
@@ -57,7 +58,8 @@ FBGFX_HOT static void draw_fill_row(uint8_t *p, ptrdiff_t n, int bpp, uint32_t c
     case 2: {
         uint16_t v = (uint16_t)c;
         uint16_t *q = (uint16_t *)p;
-        for (ptrdiff_t i = 0; i < n; i++) q[i] = v;
+        for (ptrdiff_t i = 0; i < n; i++)
+            q[i] = v;
         break;
     }
     case 3: {
@@ -71,65 +73,98 @@ FBGFX_HOT static void draw_fill_row(uint8_t *p, ptrdiff_t n, int bpp, uint32_t c
     }
     default: {
         uint32_t *q = (uint32_t *)p;
-        for (ptrdiff_t i = 0; i < n; i++) q[i] = c;
+        for (ptrdiff_t i = 0; i < n; i++)
+            q[i] = c;
         break;
     }
     }
 }
 
-static inline void draw_touch(draw_target *t, int x0, int y0, int x1, int y1) {
+static inline void draw_touch(draw_target *t, int x0, int y0, int x1, int y1)
+{
     /* x1, y1 exclusive */
-    if (x0 < t->bx0) t->bx0 = x0;
-    if (y0 < t->by0) t->by0 = y0;
-    if (x1 > t->bx1) t->bx1 = x1;
-    if (y1 > t->by1) t->by1 = y1;
+    if (x0 < t->bx0)
+        t->bx0 = x0;
+    if (y0 < t->by0)
+        t->by0 = y0;
+    if (x1 > t->bx1)
+        t->bx1 = x1;
+    if (y1 > t->by1)
+        t->by1 = y1;
 }
 
 /* Fill [x0, x1] x [y0, y1] (inclusive), clipped. Returns pixels written. */
-static int64_t draw_box(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1) {
-    if (x0 < t->cx0) x0 = t->cx0;
-    if (y0 < t->cy0) y0 = t->cy0;
-    if (x1 >= t->cx1) x1 = t->cx1 - 1;
-    if (y1 >= t->cy1) y1 = t->cy1 - 1;
-    if (x0 > x1 || y0 > y1) return 0;
+static int64_t draw_box(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1)
+{
+    if (x0 < t->cx0)
+        x0 = t->cx0;
+    if (y0 < t->cy0)
+        y0 = t->cy0;
+    if (x1 >= t->cx1)
+        x1 = t->cx1 - 1;
+    if (y1 >= t->cy1)
+        y1 = t->cy1 - 1;
+    if (x0 > x1 || y0 > y1)
+        return 0;
     ptrdiff_t n = (ptrdiff_t)(x1 - x0 + 1);
     uint8_t *p = t->data + (y0 - t->oy) * t->stride + (x0 - t->ox) * t->bpp;
-    for (int64_t y = y0; y <= y1; y++, p += t->stride) draw_fill_row(p, n, t->bpp, t->color);
+    for (int64_t y = y0; y <= y1; y++, p += t->stride)
+        draw_fill_row(p, n, t->bpp, t->color);
     draw_touch(t, (int)x0, (int)y0, (int)x1 + 1, (int)y1 + 1);
     return (int64_t)n * (y1 - y0 + 1);
 }
 
-static inline void draw_span(draw_target *t, int64_t x0, int64_t y, int64_t x1) {
-    if (y < t->cy0 || y >= t->cy1) return;
+static inline void draw_span(draw_target *t, int64_t x0, int64_t y, int64_t x1)
+{
+    if (y < t->cy0 || y >= t->cy1)
+        return;
     draw_box(t, x0, y, x1, y);
 }
 
-static inline void draw_pixel(draw_target *t, int64_t x, int64_t y) {
-    if (x < t->cx0 || x >= t->cx1 || y < t->cy0 || y >= t->cy1) return;
+static inline void draw_pixel(draw_target *t, int64_t x, int64_t y)
+{
+    if (x < t->cx0 || x >= t->cx1 || y < t->cy0 || y >= t->cy1)
+        return;
     uint8_t *p = t->data + (y - t->oy) * t->stride + (x - t->ox) * t->bpp;
     uint32_t c = t->color;
     switch (t->bpp) {
-    case 1: *p = (uint8_t)c; break;
-    case 2: *(uint16_t *)p = (uint16_t)c; break;
-    case 3: p[0] = c & 0xFF; p[1] = (c >> 8) & 0xFF; p[2] = (c >> 16) & 0xFF; break;
-    default: *(uint32_t *)p = c; break;
+    case 1:
+        *p = (uint8_t)c;
+        break;
+    case 2:
+        *(uint16_t *)p = (uint16_t)c;
+        break;
+    case 3:
+        p[0] = c & 0xFF;
+        p[1] = (c >> 8) & 0xFF;
+        p[2] = (c >> 16) & 0xFF;
+        break;
+    default:
+        *(uint32_t *)p = c;
+        break;
     }
     draw_touch(t, (int)x, (int)y, (int)x + 1, (int)y + 1);
 }
 
 /* Pillow truncates double coordinates with a C cast. */
-static inline int draw_coord(double v, int64_t *out) {
-    if (!isfinite(v)) return -EINVAL;
+static inline int draw_coord(double v, int64_t *out)
+{
+    if (!isfinite(v))
+        return -EINVAL;
     v = trunc(v);
-    if (v > DRAW_LIMIT) v = DRAW_LIMIT;
-    if (v < -DRAW_LIMIT) v = -DRAW_LIMIT;
+    if (v > DRAW_LIMIT)
+        v = DRAW_LIMIT;
+    if (v < -DRAW_LIMIT)
+        v = -DRAW_LIMIT;
     *out = (int64_t)v;
     return 0;
 }
 
-static int draw_coords(const double *xy, int64_t *out, ptrdiff_t n) {
+static int draw_coords(const double *xy, int64_t *out, ptrdiff_t n)
+{
     for (ptrdiff_t i = 0; i < n; i++)
-        if (draw_coord(xy[i], &out[i]) < 0) return -EINVAL;
+        if (draw_coord(xy[i], &out[i]) < 0)
+            return -EINVAL;
     return 0;
 }
 
@@ -138,29 +173,37 @@ static int draw_coords(const double *xy, int64_t *out, ptrdiff_t n) {
 /* The pixels of a Bresenham segment from (x0, y0) towards (x1, y1), without the end
  * point, as Pillow steps it: along the major axis, the minor coordinate of step i is
  * floor((2*minor*i + major) / (2*major)). Only steps inside the clip are visited. */
-static void draw_segment(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1) {
+static void draw_segment(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1)
+{
     int64_t dx = x1 - x0, dy = y1 - y0;
     int xs = dx < 0 ? -1 : 1, ys = dy < 0 ? -1 : 1;
-    if (dx < 0) dx = -dx;
-    if (dy < 0) dy = -dy;
-    if (dx == 0 && dy == 0) return;
+    if (dx < 0)
+        dx = -dx;
+    if (dy < 0)
+        dy = -dy;
+    if (dx == 0 && dy == 0)
+        return;
     if (dy == 0) {
         /* horizontal: x0 .. x1 - xs */
-        if (xs > 0) draw_span(t, x0, y0, x1 - 1);
-        else draw_span(t, x1 + 1, y0, x0);
+        if (xs > 0)
+            draw_span(t, x0, y0, x1 - 1);
+        else
+            draw_span(t, x1 + 1, y0, x0);
         return;
     }
     if (dx == 0) {
-        if (ys > 0) draw_box(t, x0, y0, x0, y1 - 1);
-        else draw_box(t, x0, y1 + 1, x0, y0);
+        if (ys > 0)
+            draw_box(t, x0, y0, x0, y1 - 1);
+        else
+            draw_box(t, x0, y1 + 1, x0, y0);
         return;
     }
     int xmajor = dx > dy;
     int64_t major = xmajor ? dx : dy, minor = xmajor ? dy : dx;
     int64_t m0 = xmajor ? x0 : y0, n0 = xmajor ? y0 : x0;
     int ms = xmajor ? xs : ys, ns = xmajor ? ys : xs;
-    int64_t lo = xmajor ? t->cx0 : t->cy0, hi = xmajor ? t->cx1 : t->cy1;    /* major clip */
-    int64_t nlo = xmajor ? t->cy0 : t->cx0, nhi = xmajor ? t->cy1 : t->cx1;  /* minor clip */
+    int64_t lo = xmajor ? t->cx0 : t->cy0, hi = xmajor ? t->cx1 : t->cy1;   /* major clip */
+    int64_t nlo = xmajor ? t->cy0 : t->cx0, nhi = xmajor ? t->cy1 : t->cx1; /* minor clip */
     /* step range [i0, i1) whose major coordinate m0 + ms*i lies in [lo, hi) */
     int64_t i0, i1;
     if (ms > 0) {
@@ -170,27 +213,34 @@ static void draw_segment(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int
         i0 = m0 - (hi - 1);
         i1 = m0 - lo + 1;
     }
-    if (i0 < 0) i0 = 0;
-    if (i1 > major) i1 = major;
-    if (i0 >= i1) return;
+    if (i0 < 0)
+        i0 = 0;
+    if (i1 > major)
+        i1 = major;
+    if (i0 >= i1)
+        return;
     /* restrict further to steps whose minor coordinate is inside the clip:
      * k(i) = floor((2*minor*i + major) / (2*major)) is monotonic in i. */
-    int64_t klo = ns > 0 ? nlo - n0 : n0 - (nhi - 1);  /* need k >= klo */
-    int64_t khi = ns > 0 ? nhi - 1 - n0 : n0 - nlo;    /* need k <= khi */
-    if (khi < 0) return;
+    int64_t klo = ns > 0 ? nlo - n0 : n0 - (nhi - 1); /* need k >= klo */
+    int64_t khi = ns > 0 ? nhi - 1 - n0 : n0 - nlo;   /* need k <= khi */
+    if (khi < 0)
+        return;
     if (klo > 0) {
         /* smallest i with 2*minor*i + major >= 2*major*klo */
         int64_t num = 2 * major * klo - major;
         int64_t i = (num + 2 * minor - 1) / (2 * minor);
-        if (i > i0) i0 = i;
+        if (i > i0)
+            i0 = i;
     }
     {
         /* largest i with 2*minor*i + major < 2*major*(khi + 1) */
         int64_t num = 2 * major * (khi + 1) - major - 1;
         int64_t i = num / (2 * minor) + 1;
-        if (i < i1) i1 = i;
+        if (i < i1)
+            i1 = i;
     }
-    if (i0 >= i1) return;
+    if (i0 >= i1)
+        return;
     int64_t k = (2 * minor * i0 + major) / (2 * major);
     int64_t e = 2 * minor * (i0 + 1) - major - 2 * major * k;
     int64_t m = m0 + ms * i0, nn = n0 + ns * k;
@@ -203,10 +253,20 @@ static void draw_segment(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int
     uint32_t c = t->color;
     for (int64_t i = i0; i < i1; i++) {
         switch (bpp) {
-        case 1: *p = (uint8_t)c; break;
-        case 2: *(uint16_t *)p = (uint16_t)c; break;
-        case 3: p[0] = c & 0xFF; p[1] = (c >> 8) & 0xFF; p[2] = (c >> 16) & 0xFF; break;
-        default: *(uint32_t *)p = c; break;
+        case 1:
+            *p = (uint8_t)c;
+            break;
+        case 2:
+            *(uint16_t *)p = (uint16_t)c;
+            break;
+        case 3:
+            p[0] = c & 0xFF;
+            p[1] = (c >> 8) & 0xFF;
+            p[2] = (c >> 16) & 0xFF;
+            break;
+        default:
+            *(uint32_t *)p = c;
+            break;
         }
         if (e >= 0) {
             nn += ns;
@@ -218,7 +278,7 @@ static void draw_segment(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int
         p += mstep;
     }
     /* bounding box of the visited run */
-    int64_t em = m - ms;  /* last pixel; the minor coordinate may have stepped after it */
+    int64_t em = m - ms; /* last pixel; the minor coordinate may have stepped after it */
     int64_t en = n0 + ns * ((2 * minor * (i1 - 1) + major) / (2 * major));
     int64_t ax0 = xmajor ? bm0 : bn0, ay0 = xmajor ? bn0 : bm0;
     int64_t ax1 = xmajor ? em : en, ay1 = xmajor ? en : em;
@@ -234,7 +294,8 @@ typedef struct {
     float dx;
 } draw_edge;
 
-static void draw_edge_set(draw_edge *e, int x0, int y0, int x1, int y1) {
+static void draw_edge_set(draw_edge *e, int x0, int y0, int x1, int y1)
+{
     e->xmin = x0 < x1 ? x0 : x1;
     e->xmax = x0 < x1 ? x1 : x0;
     e->ymin = y0 < y1 ? y0 : y1;
@@ -246,32 +307,42 @@ static void draw_edge_set(draw_edge *e, int x0, int y0, int x1, int y1) {
 
 /* Pillow's rounding of span ends: half away from zero on the left, toward zero on
  * the right, with its float/double promotions. */
-static inline int64_t draw_round_left(float f) {
+static inline int64_t draw_round_left(float f)
+{
     double r = f >= 0.0 ? floor(f + 0.5F) : -floor(fabs(f) + 0.5F);
-    if (r > DRAW_LIMIT * 4.0) r = DRAW_LIMIT * 4.0;
-    if (r < -DRAW_LIMIT * 4.0) r = -DRAW_LIMIT * 4.0;
+    if (r > DRAW_LIMIT * 4.0)
+        r = DRAW_LIMIT * 4.0;
+    if (r < -DRAW_LIMIT * 4.0)
+        r = -DRAW_LIMIT * 4.0;
     return (int64_t)r;
 }
 
-static inline int64_t draw_round_right(float f) {
+static inline int64_t draw_round_right(float f)
+{
     double r = f >= 0.0 ? ceil(f - 0.5F) : -ceil(fabs(f) - 0.5F);
-    if (r > DRAW_LIMIT * 4.0) r = DRAW_LIMIT * 4.0;
-    if (r < -DRAW_LIMIT * 4.0) r = -DRAW_LIMIT * 4.0;
+    if (r > DRAW_LIMIT * 4.0)
+        r = DRAW_LIMIT * 4.0;
+    if (r < -DRAW_LIMIT * 4.0)
+        r = -DRAW_LIMIT * 4.0;
     return (int64_t)r;
 }
 
-static int draw_float_cmp(const void *a, const void *b) {
+static int draw_float_cmp(const void *a, const void *b)
+{
     float d = *(const float *)a - *(const float *)b;
     return d < 0 ? -1 : d > 0 ? 1 : 0;
 }
 
-static inline float draw_edge_x(const draw_edge *e, int y) {
+static inline float draw_edge_x(const draw_edge *e, int y)
+{
     return (y - e->y0) * e->dx + e->x0;
 }
 
 /* Even-odd scan conversion of n edges. Float arithmetic on purpose (see top). */
-static int draw_fill_edges(draw_target *t, draw_edge *e, ptrdiff_t n) {
-    if (n <= 0) return 0;
+static int draw_fill_edges(draw_target *t, draw_edge *e, ptrdiff_t n)
+{
+    if (n <= 0)
+        return 0;
     draw_edge **table = malloc(sizeof(draw_edge *) * (size_t)n);
     float *xx = malloc(sizeof(float) * 2 * (size_t)n + sizeof(float));
     if (!table || !xx) {
@@ -282,8 +353,10 @@ static int draw_fill_edges(draw_target *t, draw_edge *e, ptrdiff_t n) {
     ptrdiff_t count = 0;
     int64_t ymin = INT32_MAX, ymax = INT32_MIN;
     for (ptrdiff_t i = 0; i < n; i++) {
-        if (e[i].ymin < ymin) ymin = e[i].ymin;
-        if (e[i].ymax > ymax) ymax = e[i].ymax;
+        if (e[i].ymin < ymin)
+            ymin = e[i].ymin;
+        if (e[i].ymax > ymax)
+            ymax = e[i].ymax;
         if (e[i].ymin == e[i].ymax) {
             draw_span(t, e[i].xmin, e[i].ymin, e[i].xmax);
             continue;
@@ -292,13 +365,16 @@ static int draw_fill_edges(draw_target *t, draw_edge *e, ptrdiff_t n) {
     }
     /* Rows outside the clip draw nothing; clamping ymax to the clip bottom keeps the
      * "ymin < ymax" test below equivalent for every visible row. */
-    if (ymin < t->cy0) ymin = t->cy0;
-    if (ymax > t->cy1) ymax = t->cy1;
+    if (ymin < t->cy0)
+        ymin = t->cy0;
+    if (ymax > t->cy1)
+        ymax = t->cy1;
     for (int y = (int)ymin; y <= ymax; y++) {
         ptrdiff_t j = 0;
         for (ptrdiff_t i = 0; i < count; i++) {
             draw_edge *cur = table[i];
-            if (y < cur->ymin || y > cur->ymax) continue;
+            if (y < cur->ymin || y > cur->ymax)
+                continue;
             xx[j++] = draw_edge_x(cur, y);
             if (y == cur->ymax && y < ymax) {
                 xx[j] = xx[j - 1];
@@ -308,11 +384,14 @@ static int draw_fill_edges(draw_target *t, draw_edge *e, ptrdiff_t n) {
                  * corner joins the next (or previous) row */
                 for (ptrdiff_t k = 0; k < i; k++) {
                     draw_edge *other = table[k];
-                    if ((y != other->ymin && y != other->ymax) || other->dx == 0) continue;
-                    if (roundf(xx[j - 1]) != roundf(draw_edge_x(other, y))) continue;
+                    if ((y != other->ymin && y != other->ymax) || other->dx == 0)
+                        continue;
+                    if (roundf(xx[j - 1]) != roundf(draw_edge_x(other, y)))
+                        continue;
                     int off = y == cur->ymax ? -1 : 1;
                     float adj = draw_edge_x(cur, y + off);
-                    if (y + off < other->ymin || y + off > other->ymax) continue;
+                    if (y + off < other->ymin || y + off > other->ymax)
+                        continue;
                     float adj_other = draw_edge_x(other, y + off);
                     if (xx[j - 1] > adj + 1 && xx[j - 1] > adj_other + 1)
                         xx[j - 1] = roundf(fmax(adj, adj_other)) + 1;
@@ -337,7 +416,8 @@ static int draw_fill_edges(draw_target *t, draw_edge *e, ptrdiff_t n) {
                 qsort(xx, (size_t)j, sizeof(float), draw_float_cmp);
             }
         }
-        for (ptrdiff_t i = 1; i < j; i += 2) draw_span(t, draw_round_left(xx[i - 1]), y, draw_round_right(xx[i]));
+        for (ptrdiff_t i = 1; i < j; i += 2)
+            draw_span(t, draw_round_left(xx[i - 1]), y, draw_round_right(xx[i]));
     }
     free(xx);
     free(table);
@@ -346,15 +426,18 @@ static int draw_fill_edges(draw_target *t, draw_edge *e, ptrdiff_t n) {
 
 /* -- wide lines ------------------------------------------------------------------------ */
 
-static inline int64_t draw_round_up_d(double f) {
+static inline int64_t draw_round_up_d(double f)
+{
     return (int64_t)(f >= 0.0 ? floor(f + 0.5F) : -floor(fabs(f) + 0.5F));
 }
 
-static inline int64_t draw_round_down_d(double f) {
+static inline int64_t draw_round_down_d(double f)
+{
     return (int64_t)(f >= 0.0 ? ceil(f - 0.5F) : -ceil(fabs(f) - 0.5F));
 }
 
-static int draw_wide_segment(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1, int width) {
+static int draw_wide_segment(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1, int width)
+{
     int64_t dx = x1 - x0, dy = y1 - y0;
     if (dx == 0 && dy == 0) {
         draw_pixel(t, x0, y0);
@@ -373,33 +456,41 @@ static int draw_wide_segment(draw_target *t, int64_t x0, int64_t y0, int64_t x1,
         {(int)(x0 + dxmax), (int)(y0 - dymin)},
     };
     draw_edge e[4];
-    for (int i = 0; i < 4; i++) draw_edge_set(&e[i], v[i][0], v[i][1], v[(i + 1) % 4][0], v[(i + 1) % 4][1]);
+    for (int i = 0; i < 4; i++)
+        draw_edge_set(&e[i], v[i][0], v[i][1], v[(i + 1) % 4][0], v[(i + 1) % 4][1]);
     return draw_fill_edges(t, e, 4);
 }
 
 /* -- public: points, lines, rectangles, polygons -------------------------------------- */
 
-int draw_point(draw_target *t, double x, double y) {
+int draw_point(draw_target *t, double x, double y)
+{
     int64_t ix, iy;
-    if (draw_coord(x, &ix) < 0 || draw_coord(y, &iy) < 0) return -EINVAL;
+    if (draw_coord(x, &ix) < 0 || draw_coord(y, &iy) < 0)
+        return -EINVAL;
     draw_pixel(t, ix, iy);
     return 0;
 }
 
-int draw_points(draw_target *t, const double *xy, ptrdiff_t n, const uint32_t *colors) {
+int draw_points(draw_target *t, const double *xy, ptrdiff_t n, const uint32_t *colors)
+{
     for (ptrdiff_t i = 0; i < n; i++) {
         int64_t ix, iy;
-        if (draw_coord(xy[2 * i], &ix) < 0 || draw_coord(xy[2 * i + 1], &iy) < 0) return -EINVAL;
-        if (colors) t->color = colors[i];
+        if (draw_coord(xy[2 * i], &ix) < 0 || draw_coord(xy[2 * i + 1], &iy) < 0)
+            return -EINVAL;
+        if (colors)
+            t->color = colors[i];
         draw_pixel(t, ix, iy);
     }
     return 0;
 }
 
-int draw_line(draw_target *t, double x0, double y0, double x1, double y1, int width) {
+int draw_line(draw_target *t, double x0, double y0, double x1, double y1, int width)
+{
     int64_t c[4];
     double xy[4] = {x0, y0, x1, y1};
-    if (draw_coords(xy, c, 4) < 0) return -EINVAL;
+    if (draw_coords(xy, c, 4) < 0)
+        return -EINVAL;
     if (width <= 1) {
         draw_segment(t, c[0], c[1], c[2], c[3]);
         draw_pixel(t, c[2], c[3]);
@@ -409,11 +500,14 @@ int draw_line(draw_target *t, double x0, double y0, double x1, double y1, int wi
 }
 
 /* A connected line through n points, as ImageDraw.line draws it. */
-int draw_polyline(draw_target *t, const double *xy, ptrdiff_t n, int width) {
+int draw_polyline(draw_target *t, const double *xy, ptrdiff_t n, int width)
+{
     int64_t prev[2], cur[2] = {0, 0};
-    if (n <= 0) return 0;
+    if (n <= 0)
+        return 0;
     for (ptrdiff_t i = 0; i < 2 * n; i++)
-        if (!isfinite(xy[i])) return -EINVAL;
+        if (!isfinite(xy[i]))
+            return -EINVAL;
     draw_coords(xy, prev, 2);
     for (ptrdiff_t i = 1; i < n; i++) {
         draw_coords(xy + 2 * i, cur, 2);
@@ -421,81 +515,121 @@ int draw_polyline(draw_target *t, const double *xy, ptrdiff_t n, int width) {
             draw_segment(t, prev[0], prev[1], cur[0], cur[1]);
         } else {
             int rc = draw_wide_segment(t, prev[0], prev[1], cur[0], cur[1], width);
-            if (rc < 0) return rc;
+            if (rc < 0)
+                return rc;
         }
         prev[0] = cur[0];
         prev[1] = cur[1];
     }
-    if (width <= 1 && n > 1) draw_pixel(t, prev[0], prev[1]);
+    if (width <= 1 && n > 1)
+        draw_pixel(t, prev[0], prev[1]);
     return 0;
 }
 
 /* Many independent lines: xy holds n rows of (x0, y0, x1, y1); colors may be NULL. */
-FBGFX_HOT int draw_lines(draw_target *t, const double *xy, ptrdiff_t n, const uint32_t *colors, int width) {
+FBGFX_HOT int draw_lines(draw_target *t, const double *xy, ptrdiff_t n, const uint32_t *colors, int width)
+{
     for (ptrdiff_t i = 0; i < n; i++) {
-        if (colors) t->color = colors[i];
+        if (colors)
+            t->color = colors[i];
         int rc = draw_line(t, xy[4 * i], xy[4 * i + 1], xy[4 * i + 2], xy[4 * i + 3], width);
-        if (rc < 0) return rc;
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }
 
-static void draw_rect_int(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1, int fill, int64_t w) {
-    if (x0 > x1) { int64_t s = x0; x0 = x1; x1 = s; }
-    if (y0 > y1) { int64_t s = y0; y0 = y1; y1 = s; }
+static void draw_rect_int(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1, int fill, int64_t w)
+{
+    if (x0 > x1) {
+        int64_t s = x0;
+        x0 = x1;
+        x1 = s;
+    }
+    if (y0 > y1) {
+        int64_t s = y0;
+        y0 = y1;
+        y1 = s;
+    }
     if (fill) {
         draw_box(t, x0, y0, x1, y1);
         return;
     }
-    if (w == 0) w = 1;
-    if (w < 0) return;
+    if (w == 0)
+        w = 1;
+    if (w < 0)
+        return;
     /* Pillow draws `w` rows at the top and bottom and `w` one-pixel columns on each
      * side from y0 + w towards y1 - w + 1 (exclusive); as bands this costs O(1). */
     draw_box(t, x0, y0, x1, y0 + w - 1);
     draw_box(t, x0, y1 - w + 1, x1, y1);
     int64_t ys = y0 + w, ye = y1 - w + 1, r0, r1;
-    if (ys < ye) { r0 = ys; r1 = ye - 1; }
-    else if (ys > ye) { r0 = ye + 1; r1 = ys; }
-    else return;
+    if (ys < ye) {
+        r0 = ys;
+        r1 = ye - 1;
+    } else if (ys > ye) {
+        r0 = ye + 1;
+        r1 = ys;
+    } else
+        return;
     draw_box(t, x1 - w + 1, r0, x1, r1);
     draw_box(t, x0, r0, x0 + w - 1, r1);
 }
 
-int draw_rect(draw_target *t, double x0, double y0, double x1, double y1, int fill, int width) {
+int draw_rect(draw_target *t, double x0, double y0, double x1, double y1, int fill, int width)
+{
     int64_t c[4];
     double xy[4] = {x0, y0, x1, y1};
-    if (draw_coords(xy, c, 4) < 0) return -EINVAL;
+    if (draw_coords(xy, c, 4) < 0)
+        return -EINVAL;
     draw_rect_int(t, c[0], c[1], c[2], c[3], fill, width);
     return 0;
 }
 
-FBGFX_HOT int draw_rects(draw_target *t, const double *xy, ptrdiff_t n, const uint32_t *colors, int fill, int width) {
+FBGFX_HOT int draw_rects(draw_target *t, const double *xy, ptrdiff_t n, const uint32_t *colors, int fill,
+                         int width)
+{
     int64_t c[4];
     for (ptrdiff_t i = 0; i < n; i++) {
-        if (draw_coords(xy + 4 * i, c, 4) < 0) return -EINVAL;
-        if (colors) t->color = colors[i];
+        if (draw_coords(xy + 4 * i, c, 4) < 0)
+            return -EINVAL;
+        if (colors)
+            t->color = colors[i];
         draw_rect_int(t, c[0], c[1], c[2], c[3], fill, width);
     }
     return 0;
 }
 
-int draw_polygon(draw_target *t, const double *xy, ptrdiff_t n, int fill, int width) {
-    if (n <= 0) return 0;
+int draw_polygon(draw_target *t, const double *xy, ptrdiff_t n, int fill, int width)
+{
+    if (n <= 0)
+        return 0;
     int64_t *v = malloc(sizeof(int64_t) * 2 * (size_t)n);
-    if (!v) return -ENOMEM;
+    if (!v)
+        return -ENOMEM;
     int rc = draw_coords(xy, v, 2 * n);
-    if (rc < 0) goto done;
+    if (rc < 0)
+        goto done;
     if (fill) {
         draw_edge *e = malloc(sizeof(draw_edge) * (size_t)n);
-        if (!e) { rc = -ENOMEM; goto done; }
+        if (!e) {
+            rc = -ENOMEM;
+            goto done;
+        }
         ptrdiff_t m = 0, i;
         for (i = 0; i < n - 1; i++) {
             int x0 = (int)v[2 * i], y0 = (int)v[2 * i + 1], x1 = (int)v[2 * i + 2], y1 = (int)v[2 * i + 3];
             if (y0 == y1 && i != 0 && y0 == v[2 * i - 1] && m > 0) {
                 /* a horizontal edge continuing the previous horizontal edge extends it */
                 int px = (int)v[2 * i - 2];
-                if (x1 > x0 && x0 > px) { e[m - 1].xmax = x1; continue; }
-                if (x1 < x0 && x0 < px) { e[m - 1].xmin = x1; continue; }
+                if (x1 > x0 && x0 > px) {
+                    e[m - 1].xmax = x1;
+                    continue;
+                }
+                if (x1 < x0 && x0 < px) {
+                    e[m - 1].xmin = x1;
+                    continue;
+                }
             }
             draw_edge_set(&e[m++], x0, y0, x1, y1);
         }
@@ -510,7 +644,8 @@ int draw_polygon(draw_target *t, const double *xy, ptrdiff_t n, int fill, int wi
                 draw_segment(t, v[2 * i], v[2 * i + 1], v[2 * j], v[2 * j + 1]);
             } else {
                 rc = draw_wide_segment(t, v[2 * i], v[2 * i + 1], v[2 * j], v[2 * j + 1], width);
-                if (rc < 0) break;
+                if (rc < 0)
+                    break;
             }
         }
     }
@@ -527,12 +662,13 @@ done:
 
 typedef struct {
     int64_t a2, b2, a2b2;
-    int64_t err;  /* a2*cy^2 + b2*cx^2 - a2b2 at the current point, kept incrementally */
+    int64_t err; /* a2*cy^2 + b2*cx^2 - a2b2 at the current point, kept incrementally */
     int32_t cx, cy, ex, ey;
     int done;
 } draw_quarter;
 
-static void draw_quarter_init(draw_quarter *q, int32_t a, int32_t b) {
+static void draw_quarter_init(draw_quarter *q, int32_t a, int32_t b)
+{
     if (a < 0 || b < 0) {
         q->done = 1;
         return;
@@ -548,8 +684,10 @@ static void draw_quarter_init(draw_quarter *q, int32_t a, int32_t b) {
     q->done = 0;
 }
 
-static int draw_quarter_next(draw_quarter *q, int32_t *x, int32_t *y) {
-    if (q->done) return -1;
+static int draw_quarter_next(draw_quarter *q, int32_t *x, int32_t *y)
+{
+    if (q->done)
+        return -1;
     *x = q->cx;
     *y = q->cy;
     if (q->cx == q->ex && q->cy == q->ey) {
@@ -591,7 +729,8 @@ typedef struct {
     int32_t leftmost;
 } draw_ring;
 
-static void draw_ring_init(draw_ring *s, int32_t a, int32_t b, int32_t w) {
+static void draw_ring_init(draw_ring *s, int32_t a, int32_t b, int32_t w)
+{
     s->nbuf = 0;
     s->leftmost = a % 2;
     draw_quarter_init(&s->outer, a, b);
@@ -605,31 +744,47 @@ static void draw_ring_init(draw_ring *s, int32_t a, int32_t b, int32_t w) {
 }
 
 /* Next span (X0, Y, X1) of the ring in grid coordinates; -1 at the end. */
-static int draw_ring_next(draw_ring *s, int32_t *x0, int32_t *y, int32_t *x1) {
+static int draw_ring_next(draw_ring *s, int32_t *x0, int32_t *y, int32_t *x1)
+{
     if (s->nbuf == 0) {
-        if (s->done) return -1;
+        if (s->done)
+            return -1;
         int32_t yy = s->py, l = s->pl, r = s->pr, cx = 0, cy = 0;
         int rc;
         while ((rc = draw_quarter_next(&s->outer, &cx, &cy)) != -1 && cy <= yy) {
         }
-        if (rc == -1) s->done = 1;
+        if (rc == -1)
+            s->done = 1;
         else {
             s->pr = cx;
             s->py = cy;
         }
-        while ((rc = draw_quarter_next(&s->inner, &cx, &cy)) != -1 && cy <= yy) l = cx;
+        while ((rc = draw_quarter_next(&s->inner, &cx, &cy)) != -1 && cy <= yy)
+            l = cx;
         s->pl = rc == -1 ? s->leftmost : cx;
         /* pushed in reverse of the order they are popped */
         if ((l > 0 || l < r) && yy > 0) {
-            s->bl[s->nbuf] = l == 0 ? 2 : l; s->by[s->nbuf] = yy; s->br[s->nbuf] = r; s->nbuf++;
+            s->bl[s->nbuf] = l == 0 ? 2 : l;
+            s->by[s->nbuf] = yy;
+            s->br[s->nbuf] = r;
+            s->nbuf++;
         }
         if (yy > 0) {
-            s->bl[s->nbuf] = -r; s->by[s->nbuf] = yy; s->br[s->nbuf] = -l; s->nbuf++;
+            s->bl[s->nbuf] = -r;
+            s->by[s->nbuf] = yy;
+            s->br[s->nbuf] = -l;
+            s->nbuf++;
         }
         if (l > 0 || l < r) {
-            s->bl[s->nbuf] = l == 0 ? 2 : l; s->by[s->nbuf] = -yy; s->br[s->nbuf] = r; s->nbuf++;
+            s->bl[s->nbuf] = l == 0 ? 2 : l;
+            s->by[s->nbuf] = -yy;
+            s->br[s->nbuf] = r;
+            s->nbuf++;
         }
-        s->bl[s->nbuf] = -r; s->by[s->nbuf] = -yy; s->br[s->nbuf] = -l; s->nbuf++;
+        s->bl[s->nbuf] = -r;
+        s->by[s->nbuf] = -yy;
+        s->br[s->nbuf] = -l;
+        s->nbuf++;
     }
     s->nbuf--;
     *x0 = s->bl[s->nbuf];
@@ -646,7 +801,8 @@ typedef struct {
     int32_t par;
 } draw_bigring;
 
-static void draw_bigring_init(draw_bigring *s, draw_target *t, int64_t y0, int32_t a, int32_t b, int32_t w) {
+static void draw_bigring_init(draw_bigring *s, draw_target *t, int64_t y0, int32_t a, int32_t b, int32_t w)
+{
     s->a = a;
     s->b = b;
     s->ai = a - 2.0 * (w - 1);
@@ -659,7 +815,8 @@ static void draw_bigring_init(draw_bigring *s, draw_target *t, int64_t y0, int32
     s->side = 0;
 }
 
-static int draw_bigring_next(draw_bigring *s, int32_t *x0, int32_t *y, int32_t *x1) {
+static int draw_bigring_next(draw_bigring *s, int32_t *x0, int32_t *y, int32_t *x1)
+{
     while (s->y <= s->yend) {
         /* a pixel row spans grid rows Y-1..Y+1: the outline reaches furthest at the
          * edge nearer the centre, the hole is narrowest at the farther edge */
@@ -668,41 +825,73 @@ static int draw_bigring_next(draw_bigring *s, int32_t *x0, int32_t *y, int32_t *
         double f = 1.0 - (Yo * Yo) / (s->b * s->b);
         int32_t yy = s->y;
         int side = s->side;
-        if (side == 1) { s->side = 0; s->y += 2; } else s->side = 1;
-        if (f < 0) continue;
+        if (side == 1) {
+            s->side = 0;
+            s->y += 2;
+        } else
+            s->side = 1;
+        if (f < 0)
+            continue;
         r = s->a * sqrt(f);
-        if (s->ai > 0 && s->bi > 0 && Yi < s->bi) l = s->ai * sqrt(1.0 - (Yi * Yi) / (s->bi * s->bi));
+        if (s->ai > 0 && s->bi > 0 && Yi < s->bi)
+            l = s->ai * sqrt(1.0 - (Yi * Yi) / (s->bi * s->bi));
         /* snap to the grid parity */
         int32_t R = (int32_t)floor((r - s->par) / 2) * 2 + s->par;
         int32_t L = l < 0 ? -R - 2 : (int32_t)ceil((l - s->par) / 2) * 2 + s->par;
-        if (L < -R) L = -R - 2;
+        if (L < -R)
+            L = -R - 2;
         if (l < 0) {
-            if (side == 1) continue;  /* one full span per row */
-            *x0 = -R; *y = yy; *x1 = R;
-            if (R < -R) continue;
+            if (side == 1)
+                continue; /* one full span per row */
+            *x0 = -R;
+            *y = yy;
+            *x1 = R;
+            if (R < -R)
+                continue;
             return 0;
         }
-        if (side == 0) { *x0 = -R; *x1 = -L; }
-        else { *x0 = L; *x1 = R; }
+        if (side == 0) {
+            *x0 = -R;
+            *x1 = -L;
+        } else {
+            *x0 = L;
+            *x1 = R;
+        }
         *y = yy;
-        if (*x0 > *x1) continue;
+        if (*x0 > *x1)
+            continue;
         return 0;
     }
     return -1;
 }
 
-static int draw_norm_box(const double *in, int64_t *c) {
-    if (draw_coords(in, c, 4) < 0) return -EINVAL;
-    if (c[0] > c[2]) { int64_t s = c[0]; c[0] = c[2]; c[2] = s; }
-    if (c[1] > c[3]) { int64_t s = c[1]; c[1] = c[3]; c[3] = s; }
+static int draw_norm_box(const double *in, int64_t *c)
+{
+    if (draw_coords(in, c, 4) < 0)
+        return -EINVAL;
+    if (c[0] > c[2]) {
+        int64_t s = c[0];
+        c[0] = c[2];
+        c[2] = s;
+    }
+    if (c[1] > c[3]) {
+        int64_t s = c[1];
+        c[1] = c[3];
+        c[3] = s;
+    }
     return 0;
 }
 
-static void draw_ellipse_int(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1, int fill, int64_t width) {
+static void draw_ellipse_int(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1, int fill,
+                             int64_t width)
+{
     int64_t a = x1 - x0, b = y1 - y0;
-    if (a < 0 || b < 0) return;
-    if (fill) width = a + b;
-    if (width > a + b + 1) width = a + b + 1;
+    if (a < 0 || b < 0)
+        return;
+    if (fill)
+        width = a + b;
+    if (width > a + b + 1)
+        width = a + b + 1;
     int32_t X0, Y, X1;
     if (a <= DRAW_ELLIPSE_EXACT && b <= DRAW_ELLIPSE_EXACT) {
         draw_ring st;
@@ -710,7 +899,8 @@ static void draw_ellipse_int(draw_target *t, int64_t x0, int64_t y0, int64_t x1,
         while (draw_ring_next(&st, &X0, &Y, &X1) != -1)
             draw_span(t, x0 + (X0 + a) / 2, y0 + (Y + b) / 2, x0 + (X1 + a) / 2);
     } else {
-        if (width < 1) return;
+        if (width < 1)
+            return;
         draw_bigring st;
         draw_bigring_init(&st, t, y0, (int32_t)a, (int32_t)b, (int32_t)width);
         while (draw_bigring_next(&st, &X0, &Y, &X1) != -1)
@@ -718,20 +908,26 @@ static void draw_ellipse_int(draw_target *t, int64_t x0, int64_t y0, int64_t x1,
     }
 }
 
-int draw_ellipse(draw_target *t, double x0, double y0, double x1, double y1, int fill, int width) {
+int draw_ellipse(draw_target *t, double x0, double y0, double x1, double y1, int fill, int width)
+{
     int64_t c[4];
     double xy[4] = {x0, y0, x1, y1};
-    if (draw_norm_box(xy, c) < 0) return -EINVAL;
+    if (draw_norm_box(xy, c) < 0)
+        return -EINVAL;
     draw_ellipse_int(t, c[0], c[1], c[2], c[3], fill, width);
     return 0;
 }
 
 /* Many filled or outlined ellipses: xy holds n boxes (x0, y0, x1, y1). */
-FBGFX_HOT int draw_ellipses(draw_target *t, const double *xy, ptrdiff_t n, const uint32_t *colors, int fill, int width) {
+FBGFX_HOT int draw_ellipses(draw_target *t, const double *xy, ptrdiff_t n, const uint32_t *colors, int fill,
+                            int width)
+{
     int64_t c[4];
     for (ptrdiff_t i = 0; i < n; i++) {
-        if (draw_norm_box(xy + 4 * i, c) < 0) return -EINVAL;
-        if (colors) t->color = colors[i];
+        if (draw_norm_box(xy + 4 * i, c) < 0)
+            return -EINVAL;
+        if (colors)
+            t->color = colors[i];
         draw_ellipse_int(t, c[0], c[1], c[2], c[3], fill, width);
     }
     return 0;
@@ -753,11 +949,13 @@ typedef struct draw_clip {
 typedef struct {
     int n;
     int32_t x[DRAW_MAX_EV];
-    int8_t type[DRAW_MAX_EV];  /* +1 opens, -1 closes */
+    int8_t type[DRAW_MAX_EV]; /* +1 opens, -1 closes */
 } draw_events;
 
-static void draw_clip_transpose(draw_clip *c) {
-    if (!c) return;
+static void draw_clip_transpose(draw_clip *c)
+{
+    if (!c)
+        return;
     if (c->type == DRAW_CT_CLIP) {
         double s = c->a;
         c->a = c->b;
@@ -767,7 +965,8 @@ static void draw_clip_transpose(draw_clip *c) {
     draw_clip_transpose(c->r);
 }
 
-static void draw_clip_run(const draw_clip *c, int32_t x0, int32_t y, int32_t x1, draw_events *out) {
+static void draw_clip_run(const draw_clip *c, int32_t x0, int32_t y, int32_t x1, draw_events *out)
+{
     out->n = 0;
     if (c == NULL || c->type == DRAW_CT_CLIP) {
         if (c) {
@@ -779,13 +978,17 @@ static void draw_clip_run(const draw_clip *c, int32_t x0, int32_t y, int32_t x1,
                 }
             } else {
                 double ix = -(c->b * y + c->c) / c->a;
-                if (c->a * x0 + c->b * y + c->c < eps) x0 = (int32_t)lround(fmax(x0, ix));
-                if (c->a * x1 + c->b * y + c->c < eps) x1 = (int32_t)lround(fmin(x1, ix));
+                if (c->a * x0 + c->b * y + c->c < eps)
+                    x0 = (int32_t)lround(fmax(x0, ix));
+                if (c->a * x1 + c->b * y + c->c < eps)
+                    x1 = (int32_t)lround(fmin(x1, ix));
             }
         }
         if (x0 <= x1) {
-            out->x[0] = x0; out->type[0] = 1;
-            out->x[1] = x1; out->type[1] = -1;
+            out->x[0] = x0;
+            out->type[0] = 1;
+            out->x[1] = x1;
+            out->type[1] = -1;
             out->n = 2;
         }
         return;
@@ -798,15 +1001,22 @@ static void draw_clip_run(const draw_clip *c, int32_t x0, int32_t y, int32_t x1,
         int32_t x;
         int8_t ty;
         if (j >= r.n || (i < l.n && (l.x[i] < r.x[j] || (l.x[i] == r.x[j] && l.type[i] > r.type[j])))) {
-            x = l.x[i]; ty = l.type[i]; k1 += ty; i++;
+            x = l.x[i];
+            ty = l.type[i];
+            k1 += ty;
+            i++;
         } else {
-            x = r.x[j]; ty = r.type[j]; k2 += ty; j++;
+            x = r.x[j];
+            ty = r.type[j];
+            k2 += ty;
+            j++;
         }
         int keep;
         if (c->type == DRAW_CT_OR)
             keep = (ty == 1 && tail != 1) || (ty == -1 && k1 == 0 && k2 == 0);
         else
-            keep = (ty == 1 && tail != 1 && k1 > 0 && k2 > 0) || (ty == -1 && tail == 1 && (k1 == 0 || k2 == 0));
+            keep =
+                (ty == 1 && tail != 1 && k1 > 0 && k2 > 0) || (ty == -1 && tail == 1 && (k1 == 0 || k2 == 0));
         if (keep && out->n < DRAW_MAX_EV) {
             out->x[out->n] = x;
             out->type[out->n] = ty;
@@ -823,7 +1033,8 @@ typedef struct {
     int count;
 } draw_cut;
 
-static draw_clip *draw_node(draw_cut *s, int type) {
+static draw_clip *draw_node(draw_cut *s, int type)
+{
     draw_clip *c = &s->nodes[s->count++];
     c->type = type;
     c->a = c->b = c->c = 0;
@@ -831,7 +1042,8 @@ static draw_clip *draw_node(draw_cut *s, int type) {
     return c;
 }
 
-static draw_clip *draw_half(draw_cut *s, double a, double b, double c) {
+static draw_clip *draw_half(draw_cut *s, double a, double b, double c)
+{
     draw_clip *n = draw_node(s, DRAW_CT_CLIP);
     n->a = a;
     n->b = b;
@@ -839,7 +1051,8 @@ static draw_clip *draw_half(draw_cut *s, double a, double b, double c) {
     return n;
 }
 
-static draw_clip *draw_join(draw_cut *s, int type, draw_clip *l, draw_clip *r) {
+static draw_clip *draw_join(draw_cut *s, int type, draw_clip *l, draw_clip *r)
+{
     draw_clip *n = draw_node(s, type);
     n->l = l;
     n->r = r;
@@ -847,7 +1060,8 @@ static draw_clip *draw_join(draw_cut *s, int type, draw_clip *l, draw_clip *r) {
 }
 
 /* 0 <= al < 360 and al <= ar <= al + 360 */
-static void draw_norm_angles(float *al, float *ar) {
+static void draw_norm_angles(float *al, float *ar)
+{
     if (*ar - *al >= 360) {
         *al = 0;
         *ar = 360;
@@ -858,7 +1072,8 @@ static void draw_norm_angles(float *al, float *ar) {
 }
 
 /* Arc with caps normal to the curve; built for a >= b and transposed otherwise. */
-static void draw_arc_tree(draw_cut *s, int32_t a, int32_t b, float al, float ar) {
+static void draw_arc_tree(draw_cut *s, int32_t a, int32_t b, float al, float ar)
+{
     if (a < b) {
         draw_arc_tree(s, b, a, 90 - ar, 90 - al);
         draw_clip_transpose(s->root);
@@ -869,14 +1084,17 @@ static void draw_arc_tree(draw_cut *s, int32_t a, int32_t b, float al, float ar)
         s->root = NULL;
         return;
     }
-    draw_clip *lc = draw_half(s, -a * sin(al * M_PI / 180.0), b * cos(al * M_PI / 180.0), ((double)a * a - (double)b * b) * sin(al * M_PI / 90.0) / 2.0);
-    draw_clip *rc = draw_half(s, a * sin(ar * M_PI / 180.0), -b * cos(ar * M_PI / 180.0), ((double)b * b - (double)a * a) * sin(ar * M_PI / 90.0) / 2.0);
+    draw_clip *lc = draw_half(s, -a * sin(al * M_PI / 180.0), b * cos(al * M_PI / 180.0),
+                              ((double)a * a - (double)b * b) * sin(al * M_PI / 90.0) / 2.0);
+    draw_clip *rc = draw_half(s, a * sin(ar * M_PI / 180.0), -b * cos(ar * M_PI / 180.0),
+                              ((double)b * b - (double)a * a) * sin(ar * M_PI / 90.0) / 2.0);
     if (fmod(al, 180) == 0 || fmod(ar, 180) == 0) {
         s->root = draw_join(s, ar - al < 180 ? DRAW_CT_AND : DRAW_CT_OR, lc, rc);
     } else if (((int)(al / 180) + (int)(ar / 180)) % 2 == 1) {
         draw_clip *hl = draw_half(s, 0, (int)(al / 180) % 2 == 0 ? 1 : -1, 0);
         draw_clip *hr = draw_half(s, 0, (int)(ar / 180) % 2 == 0 ? 1 : -1, 0);
-        s->root = draw_join(s, DRAW_CT_OR, draw_join(s, DRAW_CT_AND, hl, lc), draw_join(s, DRAW_CT_AND, hr, rc));
+        s->root =
+            draw_join(s, DRAW_CT_OR, draw_join(s, DRAW_CT_AND, hl, lc), draw_join(s, DRAW_CT_AND, hr, rc));
     } else {
         int ty = ar - al < 180 ? DRAW_CT_AND : DRAW_CT_OR;
         draw_clip *h = draw_half(s, 0, ar < 180 || ar > 540 ? 1 : -1, 0);
@@ -886,7 +1104,8 @@ static void draw_arc_tree(draw_cut *s, int32_t a, int32_t b, float al, float ar)
 
 enum { DRAW_ARC, DRAW_CHORD, DRAW_CHORD_LINE, DRAW_PIE, DRAW_PIE_SIDE };
 
-static void draw_cut_init(draw_cut *s, int kind, int32_t a, int32_t b, int32_t w, float al, float ar) {
+static void draw_cut_init(draw_cut *s, int kind, int32_t a, int32_t b, int32_t w, float al, float ar)
+{
     s->count = 0;
     s->root = NULL;
     double xl = a * cos(al * M_PI / 180.0), xr = a * cos(ar * M_PI / 180.0);
@@ -930,28 +1149,38 @@ static void draw_cut_init(draw_cut *s, int kind, int32_t a, int32_t b, int32_t w
     }
 }
 
-static void draw_cut_render(draw_target *t, int kind, int64_t x0, int64_t y0, int64_t x1, int64_t y1, float al, float ar, int64_t w) {
+static void draw_cut_render(draw_target *t, int kind, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+                            float al, float ar, int64_t w)
+{
     int64_t a = x1 - x0, b = y1 - y0;
-    if (a < 0 || b < 0) return;
-    if (a > DRAW_ELLIPSE_EXACT || b > DRAW_ELLIPSE_EXACT) return;  /* see draw_arc */
-    if (w > a + b + 1) w = a + b + 1;
-    if (w < -1) w = -1;
+    if (a < 0 || b < 0)
+        return;
+    if (a > DRAW_ELLIPSE_EXACT || b > DRAW_ELLIPSE_EXACT)
+        return; /* see draw_arc */
+    if (w > a + b + 1)
+        w = a + b + 1;
+    if (w < -1)
+        w = -1;
     draw_cut s;
     draw_cut_init(&s, kind, (int32_t)a, (int32_t)b, (int32_t)w, al, ar);
     int32_t X0, Y, X1;
     draw_events ev;
     while (draw_ring_next(&s.ring, &X0, &Y, &X1) != -1) {
         int64_t py = y0 + (Y + b) / 2;
-        if (py < t->cy0 || py >= t->cy1) continue;
+        if (py < t->cy0 || py >= t->cy1)
+            continue;
         draw_clip_run(s.root, X0, Y, X1, &ev);
         for (int i = 0; i + 1 < ev.n; i += 2)
             draw_span(t, x0 + (ev.x[i] + a) / 2, py, x0 + (ev.x[i + 1] + a) / 2);
     }
 }
 
-static int draw_arc_args(const double *xy, float *start, float *end, int64_t *c) {
-    if (!isfinite(*start) || !isfinite(*end)) return -EINVAL;
-    if (draw_norm_box(xy, c) < 0) return -EINVAL;
+static int draw_arc_args(const double *xy, float *start, float *end, int64_t *c)
+{
+    if (!isfinite(*start) || !isfinite(*end))
+        return -EINVAL;
+    if (draw_norm_box(xy, c) < 0)
+        return -EINVAL;
     draw_norm_angles(start, end);
     return 0;
 }
@@ -961,10 +1190,12 @@ static int draw_arc_args(const double *xy, float *start, float *end, int64_t *c)
 /* The shared start of arc, chord and pieslice: normalises the angles and fills c[];
  * returns 1 when nothing is left to do (a whole ellipse, drawn here, or an empty
  * sweep), 0 to go on, or -EINVAL. */
-static int draw_cut_begin(draw_target *t, double x0, double y0, double x1, double y1,
-                          float *start, float *end, int64_t c[4], int fill, int width) {
+static int draw_cut_begin(draw_target *t, double x0, double y0, double x1, double y1, float *start,
+                          float *end, int64_t c[4], int fill, int width)
+{
     double xy[4] = {x0, y0, x1, y1};
-    if (draw_arc_args(xy, start, end, c) < 0) return -EINVAL;
+    if (draw_arc_args(xy, start, end, c) < 0)
+        return -EINVAL;
     if (*start + 360 == *end) {
         draw_ellipse_int(t, c[0], c[1], c[2], c[3], fill, width);
         return 1;
@@ -972,18 +1203,23 @@ static int draw_cut_begin(draw_target *t, double x0, double y0, double x1, doubl
     return *start == *end;
 }
 
-int draw_arc(draw_target *t, double x0, double y0, double x1, double y1, float start, float end, int width) {
+int draw_arc(draw_target *t, double x0, double y0, double x1, double y1, float start, float end, int width)
+{
     int64_t c[4];
     int rc = draw_cut_begin(t, x0, y0, x1, y1, &start, &end, c, 0, width);
-    if (rc) return rc < 0 ? rc : 0;
+    if (rc)
+        return rc < 0 ? rc : 0;
     draw_cut_render(t, DRAW_ARC, c[0], c[1], c[2], c[3], start, end, width);
     return 0;
 }
 
-int draw_chord(draw_target *t, double x0, double y0, double x1, double y1, float start, float end, int fill, int width) {
+int draw_chord(draw_target *t, double x0, double y0, double x1, double y1, float start, float end, int fill,
+               int width)
+{
     int64_t c[4];
     int rc = draw_cut_begin(t, x0, y0, x1, y1, &start, &end, c, fill, width);
-    if (rc) return rc < 0 ? rc : 0;
+    if (rc)
+        return rc < 0 ? rc : 0;
     if (fill) {
         draw_cut_render(t, DRAW_CHORD, c[0], c[1], c[2], c[3], start, end, c[2] - c[0] + c[3] - c[1] + 1);
     } else {
@@ -993,10 +1229,13 @@ int draw_chord(draw_target *t, double x0, double y0, double x1, double y1, float
     return 0;
 }
 
-int draw_pieslice(draw_target *t, double x0, double y0, double x1, double y1, float start, float end, int fill, int width) {
+int draw_pieslice(draw_target *t, double x0, double y0, double x1, double y1, float start, float end,
+                  int fill, int width)
+{
     int64_t c[4];
     int rc = draw_cut_begin(t, x0, y0, x1, y1, &start, &end, c, fill, width);
-    if (rc) return rc < 0 ? rc : 0;
+    if (rc)
+        return rc < 0 ? rc : 0;
     if (fill) {
         draw_cut_render(t, DRAW_PIE, c[0], c[1], c[2], c[3], start, end, c[2] + c[3] - c[0] - c[1]);
     } else {
@@ -1011,7 +1250,8 @@ int draw_pieslice(draw_target *t, double x0, double y0, double x1, double y1, fl
 
 /* Write the colour wherever mask (w x h bytes, rows mstride apart) is non-zero; the
  * mask's top-left pixel lands at surface (x, y). Clipped. */
-FBGFX_HOT int draw_mask(draw_target *t, const uint8_t *mask, ptrdiff_t mstride, int x, int y, int w, int h) {
+FBGFX_HOT int draw_mask(draw_target *t, const uint8_t *mask, ptrdiff_t mstride, int x, int y, int w, int h)
+{
     int64_t c0 = x > t->cx0 ? x : t->cx0, c1 = (int64_t)x + w < t->cx1 ? (int64_t)x + w : t->cx1;
     int64_t r0 = y > t->cy0 ? y : t->cy0, r1 = (int64_t)y + h < t->cy1 ? (int64_t)y + h : t->cy1;
     int64_t n = 0;
@@ -1028,22 +1268,26 @@ FBGFX_HOT int draw_mask(draw_target *t, const uint8_t *mask, ptrdiff_t mstride, 
 
 /* -- one-call fast paths: the colour comes as an argument (no struct write from Python) */
 
-int draw_point_c(draw_target *t, uint32_t color, double x, double y) {
+int draw_point_c(draw_target *t, uint32_t color, double x, double y)
+{
     t->color = color;
     return draw_point(t, x, y);
 }
 
-int draw_line_c(draw_target *t, uint32_t color, double x0, double y0, double x1, double y1) {
+int draw_line_c(draw_target *t, uint32_t color, double x0, double y0, double x1, double y1)
+{
     t->color = color;
     return draw_line(t, x0, y0, x1, y1, 1);
 }
 
-int draw_rect_c(draw_target *t, uint32_t color, double x0, double y0, double x1, double y1) {
+int draw_rect_c(draw_target *t, uint32_t color, double x0, double y0, double x1, double y1)
+{
     t->color = color;
     return draw_rect(t, x0, y0, x1, y1, 1, 1);
 }
 
-int draw_ellipse_c(draw_target *t, uint32_t color, double x0, double y0, double x1, double y1) {
+int draw_ellipse_c(draw_target *t, uint32_t color, double x0, double y0, double x1, double y1)
+{
     t->color = color;
     return draw_ellipse(t, x0, y0, x1, y1, 1, 0);
 }

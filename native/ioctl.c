@@ -6,12 +6,30 @@ static int fbgfx_ioctl(int fd, unsigned long request, void *arg)
     return ioctl(fd, request, arg) < 0 ? -errno : 0;
 }
 
-int fbgfx_get_var(int fd, struct fb_var_screeninfo *var) { return fbgfx_ioctl(fd, FBIOGET_VSCREENINFO, var); }
-int fbgfx_put_var(int fd, struct fb_var_screeninfo *var) { return fbgfx_ioctl(fd, FBIOPUT_VSCREENINFO, var); }
-int fbgfx_get_fix(int fd, struct fb_fix_screeninfo *fix) { return fbgfx_ioctl(fd, FBIOGET_FSCREENINFO, fix); }
-int fbgfx_pan(int fd, struct fb_var_screeninfo *var) { return fbgfx_ioctl(fd, FBIOPAN_DISPLAY, var); }
-int fbgfx_get_cmap(int fd, struct fb_cmap *cmap) { return fbgfx_ioctl(fd, FBIOGETCMAP, cmap); }
-int fbgfx_put_cmap(int fd, struct fb_cmap *cmap) { return fbgfx_ioctl(fd, FBIOPUTCMAP, cmap); }
+int fbgfx_get_var(int fd, struct fb_var_screeninfo *var)
+{
+    return fbgfx_ioctl(fd, FBIOGET_VSCREENINFO, var);
+}
+int fbgfx_put_var(int fd, struct fb_var_screeninfo *var)
+{
+    return fbgfx_ioctl(fd, FBIOPUT_VSCREENINFO, var);
+}
+int fbgfx_get_fix(int fd, struct fb_fix_screeninfo *fix)
+{
+    return fbgfx_ioctl(fd, FBIOGET_FSCREENINFO, fix);
+}
+int fbgfx_pan(int fd, struct fb_var_screeninfo *var)
+{
+    return fbgfx_ioctl(fd, FBIOPAN_DISPLAY, var);
+}
+int fbgfx_get_cmap(int fd, struct fb_cmap *cmap)
+{
+    return fbgfx_ioctl(fd, FBIOGETCMAP, cmap);
+}
+int fbgfx_put_cmap(int fd, struct fb_cmap *cmap)
+{
+    return fbgfx_ioctl(fd, FBIOPUTCMAP, cmap);
+}
 
 int fbgfx_blank(int fd, int level)
 {
