@@ -67,6 +67,14 @@ def _fail(rc: int, fn: Any) -> NoReturn:
     raise AssertionError(f"{what}: unexpected result {rc}")  # pragma: no cover - rc < 0 raised above
 
 
+# The one-call kernels as module globals: a global is found faster than an attribute
+# of the cffi library object, and these are looked up on every drawing call.
+_draw_point_c = lib.draw_point_c
+_draw_line_c = lib.draw_line_c
+_draw_rect_c = lib.draw_rect_c
+_draw_ellipse_c = lib.draw_ellipse_c
+
+
 def _ptr(a: Any) -> Any:
     return ffi.cast("const double *", a.ctypes.data) if isinstance(a, np.ndarray) else a
 
@@ -391,7 +399,7 @@ class Surface:
         if self._quiet:
             try:
                 x, y = xy
-                if lib.draw_point_c(self._t, self._opaque(fill), x, y) >= 0:
+                if _draw_point_c(self._t, self._opaque(fill), x, y) >= 0:
                     return
             except (LookupError, TypeError, ValueError):
                 pass
@@ -418,7 +426,7 @@ class Surface:
             # fast path: one opaque segment, nobody listening
             try:
                 x0, y0, x1, y1 = xy
-                if lib.draw_line_c(self._t, self._opaque(fill), x0, y0, x1, y1) >= 0:
+                if _draw_line_c(self._t, self._opaque(fill), x0, y0, x1, y1) >= 0:
                     return
             except (LookupError, TypeError, ValueError):
                 pass
@@ -506,7 +514,7 @@ class Surface:
             # fast path, written out here rather than in _box_shape: one Python call less
             try:
                 x0, y0, x1, y1 = xy
-                if lib.draw_rect_c(self._t, self._opaque(fill), x0, y0, x1, y1) >= 0:
+                if _draw_rect_c(self._t, self._opaque(fill), x0, y0, x1, y1) >= 0:
                     return
             except (LookupError, TypeError, ValueError):
                 pass
@@ -622,7 +630,7 @@ class Surface:
             # fast path, written out here rather than in _box_shape: one Python call less
             try:
                 x0, y0, x1, y1 = xy
-                if lib.draw_ellipse_c(self._t, self._opaque(fill), x0, y0, x1, y1) >= 0:
+                if _draw_ellipse_c(self._t, self._opaque(fill), x0, y0, x1, y1) >= 0:
                     return
             except (LookupError, TypeError, ValueError):
                 pass
@@ -654,7 +662,7 @@ class Surface:
         if outline is None and self._quiet:
             try:
                 x, y = xy
-                if lib.draw_ellipse_c(self._t, self._opaque(fill), x - radius, y - radius, x + radius, y + radius) >= 0:
+                if _draw_ellipse_c(self._t, self._opaque(fill), x - radius, y - radius, x + radius, y + radius) >= 0:
                     return
             except (LookupError, TypeError, ValueError):
                 pass
