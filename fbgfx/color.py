@@ -177,14 +177,18 @@ class Packer:
     # built once, because drawing calls with a fresh colour each go through it.
 
     def _direct_opaque(self) -> Callable[[Any], int]:
-        # Dicts of the 256 levels: a channel outside 0..255 is a KeyError, with no range
-        # tests on the way (the type tests keep bool and float out: they go to ink()).
-        tr, tg, tb, cache = dict(enumerate(self._r)), dict(enumerate(self._g)), dict(enumerate(self._b)), self.cache
+        # Channels index lists of the 256 levels, after one range test for all three: the
+        # OR of three ints is in 0..255 exactly when each of them is (a negative one makes
+        # it negative, 256 or more sets a higher bit). A float, Decimal or str channel
+        # raises TypeError at the OR; bools and NumPy ints pass with the value
+        # parse_color gives them (gray and palette formats keep exact type tests: their
+        # arithmetic must not see NumPy's fixed-width ints).
+        tr, tg, tb, cache = self._r, self._g, self._b, self.cache
 
         def opaque(color: Any) -> int:
             if type(color) is tuple and len(color) == 3:
                 r, g, b = color
-                if type(r) is int and type(g) is int and type(b) is int:
+                if 0 <= (r | g | b) < 256:
                     return tr[r] | tg[g] | tb[b]
             return cache[type(color)][color]
 

@@ -93,6 +93,10 @@ FORMS: list[Any] = [
     (np.uint8(5), np.int64(6), 7),
     (decimal.Decimal(9), 1, 2),
     (5 + 0j, 1, 2),
+    (np.True_, 0, 0),
+    (np.float32(2.0), 3, 4),
+    (np.uint8(200), np.uint16(255), 0),
+    (7, True, False),
     0,
     1,
     0xF0,
@@ -128,6 +132,10 @@ BAD: list[Any] = [
     (float("nan"), 0, 0),
     ("1", 2, 3),
     (None, 0, 0),
+    (np.float32(2.5), 0, 0),
+    (decimal.Decimal("2.5"), 0, 0),
+    (np.int64(-1), 0, 0),
+    (np.uint16(256), 0, 0),
     (1, 2),
     (1, 2, 3, 4, 5),
     [1, 2],
@@ -220,3 +228,28 @@ def test_repeated_named_colours_still_come_from_the_cache() -> None:
     assert s._opaque("red") == FORMATS["RGB565"].pack_color((255, 0, 0))
     assert s._opaque((0, 255, 0, 255)) == FORMATS["RGB565"].pack_color((0, 255, 0))
     assert int(s.array[0, 0]) == 0xF800 and int(s.array[1, 0]) == 0x07E0
+
+
+@pytest.mark.parametrize("name", ["XRGB8888", "RGB565", "BGR888", "C8", "R4"])
+def test_every_opaque_colour_form_draws_the_reference_value(name: str) -> None:
+    """Each accepted opaque colour form, drawn through the one-call paths, writes the
+    reference's packed value (NumPy channels, bools and Decimals included)."""
+    fmt = FORMATS[name]
+    s = fbgfx.Surface(4, 4, fmt)
+    for color in FORMS:
+        try:
+            ink = reference_ink(color, fmt)
+        except (TypeError, ValueError):
+            continue
+        if ink.mode != OPAQUE:
+            continue
+        for draw in (
+            lambda: s.point((1, 1), fill=color),
+            lambda: s.line((1, 1, 1, 1), fill=color),
+            lambda: s.rectangle((1, 1, 1, 1), fill=color),
+        ):
+            s.clear(0)
+            draw()
+            got = s.array[1, 1]
+            value = int(got[0]) | int(got[1]) << 8 | int(got[2]) << 16 if fmt.bpp == 24 else int(got)
+            assert value == ink.value, (color, value)
