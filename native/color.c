@@ -5,7 +5,8 @@
  * building arrays, so this is that search as a plain loop: the first entry with the
  * smallest distance wins, as argmin picks it. */
 
-int color_nearest(const uint8_t *palette, int n, int r, int g, int b) {
+int color_nearest(const uint8_t *palette, int n, int r, int g, int b)
+{
     int best = 0;
     int best_d = 0x7fffffff;
     for (int i = 0; i < n; i++) {

@@ -7,8 +7,9 @@
  * glyphs it has rendered once the same way, so the mask is the one Pillow would make.
  * The glyph is clipped to the mask; returns 0. */
 
-int glyph_compose(uint8_t *dst, ptrdiff_t dst_stride, int dst_w, int dst_h, const uint8_t *src, ptrdiff_t src_stride,
-                  int src_w, int src_h, int x, int y) {
+int glyph_compose(uint8_t *dst, ptrdiff_t dst_stride, int dst_w, int dst_h, const uint8_t *src,
+                  ptrdiff_t src_stride, int src_w, int src_h, int x, int y)
+{
     int x0 = x < 0 ? -x : 0, y0 = y < 0 ? -y : 0;
     int x1 = x + src_w > dst_w ? dst_w - x : src_w;
     int y1 = y + src_h > dst_h ? dst_h - y : src_h;
@@ -17,7 +18,8 @@ int glyph_compose(uint8_t *dst, ptrdiff_t dst_stride, int dst_w, int dst_h, cons
         uint8_t *d = dst + (ptrdiff_t)(y + j) * dst_stride + x;
         for (int i = x0; i < x1; i++) {
             unsigned int a = s[i];
-            if (a == 0) continue;
+            if (a == 0)
+                continue;
             if (d[i] == 0) {
                 d[i] = (uint8_t)a;
             } else {
