@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import random
 import string
 from typing import Any
 
 import numpy as np
+import PIL
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 from pillow_compare import assert_same_pixels
@@ -15,6 +17,14 @@ import fbgfx
 from fbgfx import _glyphs
 
 DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+PILLOW = tuple(int(p) for p in PIL.__version__.split(".")[:2])
+needs_dejavu = pytest.mark.skipif(not os.path.exists(DEJAVU), reason="DejaVu Sans is not installed (fonts-dejavu-core)")
+# Before Pillow 11 fbgfx draws every line through Pillow's renderer (_glyphs.compose is off).
+glyph_path = pytest.mark.skipif(PILLOW < (11, 0), reason=f"Pillow {PIL.__version__} < 11: no glyph path to test")
+# Before Pillow 10.1, load_default() is a latin-1 bitmap font: Pillow and fbgfx both refuse "n\u0303".
+scalable_default = pytest.mark.skipif(
+    PILLOW < (10, 1), reason=f"Pillow {PIL.__version__}'s load_default() is a latin-1 bitmap font"
+)
 
 
 WORDS = ["Hello", "AVAVA To Ty", "fi fl ffi", "Wave Te yo", "\u00c4\u00d6\u00dc \u00e9 n\u0303", "x\ty"]
@@ -51,7 +61,9 @@ def _positions(seed: int, n: int) -> list[tuple[float, float]]:
     ]
 
 
-@pytest.mark.parametrize("font_name", ["default", "dejavu-13"])
+@pytest.mark.parametrize(
+    "font_name", [pytest.param("default", marks=scalable_default), pytest.param("dejavu-13", marks=needs_dejavu)]
+)
 def test_fresh_strings_match_pillow_pixel_for_pixel(font_name: str) -> None:
     """300 different strings, each at its own (whole or fractional) position and in its own
     colour, give exactly Pillow's pixels, on top of each other as they accumulate."""
@@ -67,6 +79,7 @@ def test_fresh_strings_match_pillow_pixel_for_pixel(font_name: str) -> None:
     assert_same_pixels(s.to_image(), im)
 
 
+@glyph_path
 def test_readings_in_the_default_font_take_the_glyph_path() -> None:
     """The readings of a dashboard are composed from glyphs (the path is not silently unused)."""
     font = ImageFont.load_default()
@@ -75,6 +88,7 @@ def test_readings_in_the_default_font_take_the_glyph_path() -> None:
         assert _glyphs.compose(font, text, 10.25, 3.75, "ls") is not None
 
 
+@glyph_path
 @pytest.mark.parametrize("fmt", ["RGB565", "XRGB8888", "RGB888", "ARGB4444", "R8", "C8"])
 def test_glyph_path_draws_what_the_rendering_path_draws(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """In every kind of format, text composed from glyphs equals text rendered whole by Pillow,
@@ -111,6 +125,7 @@ def test_subsurface_text_reports_and_draws_like_the_whole_surface() -> None:
     assert boxes and all(b[0] >= 30 and b[1] >= 10 for b in boxes)
 
 
+@needs_dejavu
 def test_kerned_pairs_go_to_pillow() -> None:
     """A font that kerns ("AV", "To") never has those pairs composed from single glyphs."""
     font = ImageFont.truetype(DEJAVU, 20)
@@ -127,4 +142,5 @@ def test_other_features_take_pillow_s_renderer() -> None:
     assert _glyphs.compose(font, "12.5", 0.0, 0.0, "mm") is None
     assert _glyphs.compose(font, "12.5", -3.5, 0.0, None) is None
     assert _glyphs.compose(font, b"12.5", 0.0, 0.0, None) is None
-    assert _glyphs.compose(ImageFont.load_default_imagefont(), "12.5", 0.0, 0.0, None) is None
+    bitmap = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()  # Pillow < 10.1: the default
+    assert _glyphs.compose(bitmap, "12.5", 0.0, 0.0, None) is None
