@@ -35,13 +35,16 @@ recipe=2   # bump when the steps below change what a root holds
 
 key="$(printf '%s\n' "$recipe" "$arch" "$packages" "$venv" | sha256sum | cut -c1-12)"
 root="$cache/$arch-bookworm-$key"
-mkdir -p "$cache"
-exec 9>"$cache/$arch.build.lock"
-flock 9   # one build per architecture at a time; a second caller waits, then reuses it
-if [ -f "$root/.fbgfx-ready" ]; then
+ready() {
+    [ -f "$root/.fbgfx-ready" ] || return 1
+    touch "$root"   # in use: other recipes' clean-up keeps it (see the end)
     echo "$root"
-    exit 0
-fi
+}
+ready && exit 0
+mkdir -p "$cache"
+exec 9>"$root.lock"
+flock 9   # one build of this root at a time; a second caller waits, then reuses it
+ready && exit 0
 
 # The mirror this machine's apt already uses (deb822 or one-line sources).
 mirror="$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\/debian\)\/\?$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n1)"
@@ -75,8 +78,7 @@ touch "$build/.fbgfx-ready"
 exec >&3 2>&4
 trap - ERR
 mv "$build" "$root"
-# Older roots of this architecture were built by an older recipe.
-for old in "$cache/$arch"-bookworm-*; do
-    [ "$old" = "$root" ] || rm -rf "$old"
-done
+# Roots of other recipes (other checkouts may still use them) once unused for two days.
+find "$cache" -mindepth 1 -maxdepth 1 -name "$arch-bookworm-*" ! -path "$root" ! -path "$root.*" -mtime +1 \
+    -exec rm -rf {} +
 echo "$root"
