@@ -129,11 +129,14 @@ def _install() -> None:
             continue
         if current in (signal.SIG_IGN, None):
             continue  # ignored on purpose, or owned by C code we cannot chain
+        # Known before _handle can run: a signal arriving just after signal() must find
+        # the application's handler to chain, not take the default action.
+        _previous[signum] = current
         try:
             signal.signal(signum, _handle)
         except (ValueError, OSError):
+            del _previous[signum]
             continue
-        _previous[signum] = current
 
 
 def _uninstall() -> None:

@@ -168,7 +168,7 @@ def test_sigint_restores_and_raises_keyboard_interrupt(tmp_path):
 def test_application_handler_that_exits_is_chained(tmp_path):
     """An application's own SIGTERM handler runs and decides the exit status; fbgfx still restores."""
     code, out, err, state, _ = run_child(tmp_path, "app-handler-exits", send=signal.SIGTERM)
-    assert "app handler ran" in out
+    assert "app handler ran" in out, (code, out, err)
     assert code == 3, err
     assert_restored(state)
 
