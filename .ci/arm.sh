@@ -95,20 +95,7 @@ run_suite() {
                 || { tail -n 30 build.log; exit 1; }
             rc=0
             (cd / && /opt/venv/bin/fbgfx info -d virtual:64x48 >/dev/null) || rc=\$?
-            if ! /opt/venv/bin/python -m pytest -q -p no:cacheprovider --ignore=tests/kernel >pytest.log 2>&1; then
-                cat pytest.log
-                # Emulation under a loaded machine can miss a signal's timing: up to three
-                # failed tests get one rerun, named in the log; more, or a second failure, fail.
-                failed=\$(sed -n 's/^FAILED \([^ ]*\).*/\1/p' pytest.log)
-                if [ -n \"\$failed\" ] && [ \$(echo \"\$failed\" | wc -l) -le 3 ]; then
-                    echo \"arm.sh: $arch: rerunning once under emulation:\" \$failed
-                    /opt/venv/bin/python -m pytest -q -p no:cacheprovider \$failed || rc=\$?
-                else
-                    rc=1
-                fi
-            else
-                cat pytest.log
-            fi
+            /opt/venv/bin/python -m pytest -q -p no:cacheprovider --ignore=tests/kernel || rc=\$?
             /opt/venv/bin/pip uninstall -q -y fbgfx
             exit \$rc
         "

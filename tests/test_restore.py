@@ -66,7 +66,9 @@ CHILD = textwrap.dedent(
 
     if scenario == "app-handler-exits":
         def on_term(signum, frame):
-            print("app handler ran", flush=True)
+            # os.write, not print: the signal may land while print("READY") is still
+            # flushing, and re-entering stdout's buffer raises RuntimeError
+            os.write(1, b"app handler ran\n")
             sys.exit(3)
         signal.signal(signal.SIGTERM, on_term)
     stop = []
