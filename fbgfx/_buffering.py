@@ -413,30 +413,19 @@ def choose(
 
 
 def _choose(fb: Framebuffer, buffering: str, width: int, height: int, vsync: bool) -> Buffering:
-    if fb.drm is not None:
-        return _choose_drm(fb, buffering, width, height, vsync)
+    flip: type[Buffering] = FlipBuffer
+    single: type[Buffering] = SingleBuffer
+    copy: type[Buffering] = CopyBuffer
+    if fb.drm is not None:  # a drm: display has strategies of its own, chosen alike
+        flip, single, copy = DrmFlipBuffer, DrmSingleBuffer, DrmCopyBuffer
     if buffering in ("auto", "flip"):
         try:
-            return FlipBuffer(fb, width, height, vsync)
+            return flip(fb, width, height, vsync)
         except _CannotFlip as why:
             if buffering == "flip":
                 raise FramebufferError(
                     errno.EINVAL, f"cannot page-flip: {why}; use buffering='copy' or 'auto'", fb.path
                 ) from None
     if buffering == "single":
-        return SingleBuffer(fb, width, height, vsync)
-    return CopyBuffer(fb, width, height, vsync)
-
-
-def _choose_drm(fb: Framebuffer, buffering: str, width: int, height: int, vsync: bool) -> Buffering:
-    if buffering in ("auto", "flip"):
-        try:
-            return DrmFlipBuffer(fb, width, height, vsync)
-        except _CannotFlip as why:
-            if buffering == "flip":
-                raise FramebufferError(
-                    errno.EINVAL, f"cannot page-flip: {why}; use buffering='copy' or 'auto'", fb.path
-                ) from None
-    if buffering == "single":
-        return DrmSingleBuffer(fb, width, height, vsync)
-    return DrmCopyBuffer(fb, width, height, vsync)
+        return single(fb, width, height, vsync)
+    return copy(fb, width, height, vsync)
