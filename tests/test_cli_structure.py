@@ -112,3 +112,28 @@ def test_has_alpha_one_copy(mode: str, info: dict[str, Any], alpha: bool) -> Non
     im = Image.new(mode, (2, 2))
     im.info.update(info)
     assert has_alpha(im) is alpha
+
+
+@pytest.mark.parametrize("command, drawing", [("show", "_slideshow"), ("play", "play_frames"), ("demo", "run_demo")])
+def test_interrupted_drawing_still_saves_out(
+    command: str, drawing: str, tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    """Ctrl-C while show, play or demo draws: --out still gets the picture shown, then the screen closes (130)."""
+    screens: list[fbgfx.Screen] = []
+
+    def interrupted(screen: fbgfx.Screen, *args: Any) -> None:
+        screens.append(screen)
+        with screen.frame() as s:
+            s.clear((255, 0, 0))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(getattr(fbgfx.cli, command), drawing, interrupted)
+    picture = tmp_path / "a.png"
+    Image.new("RGB", (8, 8), "blue").save(picture)
+    given = {"show": [picture], "play": [picture], "demo": []}[command]
+    out = tmp_path / "o.png"
+    code, _, err = run(capsys, command, *given, "--out", out, "-d", V565)
+    assert code == 130, err
+    assert len(screens) == 1 and screens[0].closed
+    with Image.open(out) as im:
+        assert im.convert("RGB").getpixel((400, 240)) == (255, 0, 0)

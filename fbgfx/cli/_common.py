@@ -61,6 +61,7 @@ __all__ = [
     "reading",
     "save_image",
     "save_screen",
+    "saved_screen",
     "screen_size",
     "seconds",
     "wait_until",
@@ -293,6 +294,23 @@ def save_screen(fb: fbgfx.Framebuffer, path: str | None) -> None:
     """``--out``: save what the screen shows, when asked."""
     if path:
         save_image(fb.snapshot(), path)
+
+
+@contextlib.contextmanager
+def saved_screen(
+    fb: fbgfx.Framebuffer, out: str | None, context: Context, rotate: int | None = None
+) -> Iterator[fbgfx.Screen]:
+    """:func:`open_screen` for a command's drawing: on the way out, also when the
+    drawing fails or is interrupted, what the screen shows is saved to ``out`` (when
+    given) before the screen closes and gives the console back."""
+    screen = open_screen(fb, out, context, rotate)
+    try:
+        try:
+            yield screen
+        finally:
+            save_screen(fb, out)
+    finally:
+        screen.close()
 
 
 # -- writing pictures --------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from ..device import Framebuffer
 from ..errors import FramebufferError
 from ..screen import Screen
 from ..surface import Surface
-from ._common import Command, Context, add_rotate, in_process_only, open_device, open_screen, save_screen, seconds
+from ._common import Command, Context, add_rotate, in_process_only, open_device, saved_screen, seconds
 
 __all__ = ["COMMAND", "run_demo"]
 
@@ -50,14 +50,8 @@ def run(args: argparse.Namespace, context: Context) -> int:
         # Nobody would see a demo on an in-process virtual framebuffer: keep a picture.
         out = args.out or ("demo.png" if in_process_only(fb) else None)
         duration = args.seconds if args.seconds is not None else (2.0 if virtual else 10.0)
-        screen = open_screen(fb, out, context, args.rotate)
-        try:
-            try:
-                frames, elapsed = run_demo(screen, fb, duration)
-            finally:
-                save_screen(fb, out)
-        finally:
-            screen.close()
+        with saved_screen(fb, out, context, args.rotate) as screen:
+            frames, elapsed = run_demo(screen, fb, duration)
     fps = frames / elapsed if elapsed > 0 else 0.0
     if virtual_note:
         print(

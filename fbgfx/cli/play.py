@@ -29,10 +29,9 @@ from ._common import (
     next_before,
     now,
     open_device,
-    open_screen,
     parse_size,
     reading,
-    save_screen,
+    saved_screen,
     seconds,
     wait_until,
 )
@@ -115,14 +114,8 @@ def run(args: argparse.Namespace, context: Context) -> int:
         if first is None:
             raise CliError("stdin had no frames" if args.file == "-" else f"{args.file}: no frames")
         with open_device(args) as fb:
-            screen = open_screen(fb, args.out, context, args.rotate)
-            try:
-                try:
-                    play_frames(screen, args, first, frames, stop, context)
-                finally:
-                    save_screen(fb, args.out)
-            finally:
-                screen.close()
+            with saved_screen(fb, args.out, context, args.rotate) as screen:
+                play_frames(screen, args, first, frames, stop, context)
     finally:
         frames.close()
     return 0

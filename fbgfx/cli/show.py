@@ -21,9 +21,8 @@ from ._common import (
     load_image,
     now,
     open_device,
-    open_screen,
     parse_background,
-    save_screen,
+    saved_screen,
     screen_size,
     seconds,
     wait_until,
@@ -55,14 +54,8 @@ def run(args: argparse.Namespace, context: Context) -> int:
         size = screen_size(fb, args.rotate)
         first = load_image(args.images[0], size, args.fit)
         deadline = None if args.duration is None else now() + args.duration
-        screen = open_screen(fb, args.out, context, args.rotate)
-        try:
-            try:
-                _slideshow(screen, args, first, background, size, deadline)
-            finally:
-                save_screen(fb, args.out)
-        finally:
-            screen.close()
+        with saved_screen(fb, args.out, context, args.rotate) as screen:
+            _slideshow(screen, args, first, background, size, deadline)
     return 0
 
 
