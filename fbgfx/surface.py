@@ -929,7 +929,7 @@ class Surface:
         Raises:
             ValueError: A non-finite position, a bad anchor or alignment.
         """
-        fnt = font if font is not None else (_text.default_font() if font_size is None else _text.font(None, font_size))
+        fnt = _text.font_or_default(font, font_size)
         ink = self._ink(_WHITE if fill is None else fill)
         x, y = float(xy[0]), float(xy[1])
         if stroke_width:
@@ -997,7 +997,7 @@ class Surface:
         font_size: float | None = None,
     ) -> tuple[float, float, float, float]:
         """(left, top, right, bottom) of ``text`` drawn at ``xy`` (``ImageDraw.textbbox``)."""
-        fnt = font if font is not None else (_text.default_font() if font_size is None else _text.font(None, font_size))
+        fnt = _text.font_or_default(font, font_size)
         return _text.bbox(fnt, xy, text, anchor, spacing, align, direction, features, language, stroke_width)
 
     def multiline_textbbox(
@@ -1033,7 +1033,7 @@ class Surface:
         font_size: float | None = None,
     ) -> float:
         """Advance width of one line of text in pixels (``ImageDraw.textlength``)."""
-        fnt = font if font is not None else (_text.default_font() if font_size is None else _text.font(None, font_size))
+        fnt = _text.font_or_default(font, font_size)
         return _text.length(fnt, text, direction, features, language)
 
     # -- images ------------------------------------------------------------------------

@@ -107,6 +107,14 @@ def default_font() -> Font:
     return _default(None)
 
 
+def font_or_default(fnt: Font | None, size: float | None) -> Font:
+    """``fnt``, else the default font: :func:`default_font`, or at ``size`` when given
+    (``font_size`` of the Surface text methods, checked as :func:`font` checks it)."""
+    if fnt is not None:
+        return fnt
+    return default_font() if size is None else font(None, size)
+
+
 class Run(NamedTuple):
     """One rendered line: a coverage mask and where its top-left pixel goes."""
 

@@ -137,6 +137,21 @@ def test_textbbox_and_textlength_equal_pillow(ttf_path):
         )
 
 
+def test_font_size_is_the_default_font_at_that_size():
+    """font_size draws and measures in fbgfx.font(size=...); a given font wins; a bad size is a ValueError."""
+    f = fbgfx.font(size=22)
+    a, b = Surface(W, H), Surface(W, H)
+    a.text((5, 5), "Sized", font_size=22)
+    b.text((5, 5), "Sized", font=f)
+    assert a.array.any() and np.array_equal(a.array, b.array)
+    assert a.textbbox((5, 5), "Sized", font_size=22) == b.textbbox((5, 5), "Sized", font=f)
+    assert a.textlength("Sized", font_size=22) == b.textlength("Sized", font=f)
+    assert a.textlength("Sized", font=f, font_size=40) == b.textlength("Sized", font=f)
+    for bad in (0, -3, float("nan")):
+        with pytest.raises(ValueError, match="font size"):
+            a.text((5, 5), "x", font_size=bad)
+
+
 @pytest.mark.parametrize("fmt", ["RGB565", "BGR565", "RGB888", "C8", "R8", "ARGB8888"])
 def test_text_in_every_format(fmt):
     """Text blends into each format close to Pillow's result converted to that format."""
