@@ -27,24 +27,13 @@ import os
 import statistics
 import sys
 import time
-from typing import Any, Callable
 
 import numpy as np
+from _timing import median
 
 import fbgfx
 from fbgfx.device import Framebuffer
 from fbgfx.drm import DrmDevice, find_display
-
-
-def median(fn: Callable[[], Any], repeats: int, warmup: int = 2) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def open_device(spec: str, size: tuple[int, int]) -> Framebuffer:

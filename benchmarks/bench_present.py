@@ -32,21 +32,11 @@ import tempfile
 import time
 
 import numpy as np
+from _timing import median
 
 import fbgfx
 
 W, H = 1920, 1080
-
-
-def median_time(fn, repeats: int, warmup: int = 2) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def paired(fn, baseline, repeats: int, warmup: int = 2):
@@ -152,7 +142,7 @@ def bench_luma(image_rgb: np.ndarray, repeats: int):
     try:
         device = luma_device.linux_framebuffer("/dev/fb9", framebuffer=full_frame())
         image = Image.fromarray(image_rgb)
-        t = median_time(lambda: device.display(image), repeats, warmup=1)
+        t = median(lambda: device.display(image), repeats, warmup=1)
         # Check it really wrote the picture: first pixel as RGB565 little-endian.
         with open(dev, "rb") as f:
             first = int.from_bytes(f.read(2), "little")
