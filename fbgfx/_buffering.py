@@ -90,6 +90,14 @@ class _Page:
         self.pending.add_all()  # its content is unknown at first
 
 
+def _mark(pending: Region, changed: Region | None) -> None:
+    """Add what a frame changed (None: everything) to what a page lacks."""
+    if changed is None:
+        pending.add_all()
+    else:
+        pending.merge(changed)
+
+
 class Buffering(ABC):
     """How frames reach video memory and become visible (one subclass per mode).
 
@@ -188,10 +196,7 @@ class CopyBuffer(Buffering):
 
     def show(self, changed: Region | None, write: Writer) -> None:
         pending = self._page.pending
-        if changed is None:
-            pending.add_all()
-        else:
-            pending.merge(changed)
+        _mark(pending, changed)
         self.wait_for_vsync()  # the page is on screen: write during the blank
         write(self.visible(), pending)
         pending.clear()
@@ -257,10 +262,7 @@ class FlipBuffer(Buffering):
 
     def show(self, changed: Region | None, write: Writer) -> None:
         for page in self._pages:
-            if changed is None:
-                page.pending.add_all()
-            else:
-                page.pending.merge(changed)
+            _mark(page.pending, changed)
         back = 1 if self._front == 0 else 0
         page = self._pages[back]
         write(self._view(self._x, page.y), page.pending)
@@ -326,10 +328,7 @@ class DrmCopyBuffer(_DrmBuffering):
 
     def show(self, changed: Region | None, write: Writer) -> None:
         pending = self._pending
-        if changed is None:
-            pending.add_all()
-        else:
-            pending.merge(changed)
+        _mark(pending, changed)
         self.fb.wait_flip()  # a flip queued before (by fb.pan) shows the other page
         self.wait_for_vsync()
         write(self.visible(), pending)
@@ -369,10 +368,7 @@ class DrmFlipBuffer(_DrmBuffering):
 
     def show(self, changed: Region | None, write: Writer) -> None:
         for page in self._pages:
-            if changed is None:
-                page.pending.add_all()
-            else:
-                page.pending.merge(changed)
+            _mark(page.pending, changed)
         back = 1 - self._front
         page = self._pages[back]
         self.fb.wait_flip()  # the back buffer was on screen until the last flip's event
