@@ -121,11 +121,12 @@ def _packer(fmt: PixelFormat) -> Packer:
 class Packer:
     """Colours packed for one pixel format (and colour map) without NumPy.
 
-    A drawing call with a colour of its own must not pay for building arrays: the
-    shifts and masks of a direct-colour format are applied through three tables made
-    once, gray formats compute ITU-R 601 luma as :meth:`PixelFormat.pack` does, and
-    palette formats search the colour map in C (``native/color.c``). Every value equals
-    what :meth:`PixelFormat.pack_color` gives for the same colour.
+    A drawing call with a colour of its own must not pay for building arrays. What
+    packing needs is made once, in :attr:`native` (a ``color_ink`` for ``native/color.c``,
+    which the drawing calls that take (r, g, b) pack with): direct formats OR three
+    tables of their bitfields, gray formats weigh the channels as ITU-R 601 luma as
+    :meth:`PixelFormat.pack` does, palette formats search the colour map. Every value
+    equals what :meth:`PixelFormat.pack_color` gives for the same colour.
 
     Args:
         fmt: The pixel format.
@@ -137,33 +138,36 @@ class Packer:
         self.format = fmt
         self._bits = fmt.bpp
         self._pal: np.ndarray | None = None
+        #: What C packs (r, g, b) with; it points into this Packer (tables, colour map),
+        #: so whoever hands it to C keeps the Packer alive for the call.
+        self.native = ink = ffi.new("color_ink *")
         pack: Callable[[int, int, int], int]
         if fmt.indexed:
             pal = default_palette(fmt.bpp) if palette is None else np.asarray(palette, np.uint8)[:, :3]
             self._pal = np.ascontiguousarray(pal)
             self._pal_rows: list[tuple[int, int, int]] = [tuple(int(c) for c in row) for row in self._pal]  # type: ignore[misc]
-            ptr, n, nearest = ffi.from_buffer("uint8_t[]", self._pal), len(self._pal), lib.color_nearest
-
-            def pack(r: int, g: int, b: int) -> int:
-                return nearest(ptr, n, r, g, b)
-
+            self._pal_ptr = ffi.from_buffer("uint8_t[]", self._pal)
+            ink.kind, ink.palette, ink.n = lib.COLOR_PALETTE, self._pal_ptr, len(self._pal)
         elif fmt.gray:
-            shift, top, inverted = 8 - fmt.bpp, (1 << fmt.bpp) - 1, fmt.inverted
-
-            def pack(r: int, g: int, b: int) -> int:
-                level = ((r * 19595 + g * 38470 + b * 7471 + 0x8000) >> 16) >> shift
-                return top - level if inverted else level
-
+            ink.kind, ink.shift, ink.top, ink.invert = lib.COLOR_GRAY, 8 - fmt.bpp, (1 << fmt.bpp) - 1, fmt.inverted
+            ink.lut = [c * w for w in (19595, 38470, 7471) for c in range(256)]
         else:
             alpha = _field(255, fmt.transp.length, fmt.transp.offset) if fmt.transp.length else 0
             # alpha is folded into the red table: one OR fewer per colour
             self._r = _table(fmt.red.length, fmt.red.offset, alpha)
             self._g = _table(fmt.green.length, fmt.green.offset, 0)
             self._b = _table(fmt.blue.length, fmt.blue.offset, 0)
+            ink.kind, ink.lut = lib.COLOR_DIRECT, self._r + self._g + self._b
             tr, tg, tb = self._r, self._g, self._b
 
             def pack(r: int, g: int, b: int) -> int:
                 return tr[r] | tg[g] | tb[b]
+
+        if fmt.indexed or fmt.gray:
+            color_pack = lib.color_pack
+
+            def pack(r: int, g: int, b: int) -> int:
+                return color_pack(ink, r, g, b)
 
         self.pack_rgb = pack
         #: Packed values of opaque colours that are not plain (r, g, b) tuples (names,

@@ -69,10 +69,15 @@ def _fail(rc: int, fn: Any) -> NoReturn:
 
 # The one-call kernels as module globals: a global is found faster than an attribute
 # of the cffi library object, and these are looked up on every drawing call.
-_draw_point_c = lib.draw_point_c
-_draw_line_c = lib.draw_line_c
-_draw_rect_c = lib.draw_rect_c
-_draw_ellipse_c = lib.draw_ellipse_c
+# *_rgb take an (r, g, b) tuple's channels and pack them in C (a fresh colour each call
+# is the common case: gradients, gauges, fades); *_c take a colour seen before, packed.
+_draw_point_c, _draw_point_rgb = lib.draw_point_c, lib.draw_point_rgb
+_draw_line_c, _draw_line_rgb = lib.draw_line_c, lib.draw_line_rgb
+_draw_rect_c, _draw_rect_rgb = lib.draw_rect_c, lib.draw_rect_rgb
+_draw_ellipse_c, _draw_ellipse_rgb = lib.draw_ellipse_c, lib.draw_ellipse_rgb
+# What makes a fast path give up and take the slow one, which accepts or refuses the
+# call properly: a colour or coordinates of another form, or out of range.
+_MISS = (LookupError, TypeError, ValueError, OverflowError)
 
 
 def _ptr(a: Any) -> Any:
@@ -185,6 +190,7 @@ class Surface:
         t.data = ffi.cast("uint8_t *", array.__array_interface__["data"][0])
         t.stride = array.strides[0] if self.height > 1 else 0
         t.bpp = max(1, fmt.bpp // 8)
+        t.ink = self._packer.native  # kept alive by self._packer
         self._t = t
         self._bpp = t.bpp
         # Text and masks blend in one C call with the surface's packed colour, without
@@ -399,9 +405,13 @@ class Surface:
         if self._quiet:
             try:
                 x, y = xy
-                if _draw_point_c(self._t, self._opaque(fill), x, y) >= 0:
+                if type(fill) is tuple:
+                    r, g, b = fill
+                    if _draw_point_rgb(self._t, r, g, b, x, y) >= 0:
+                        return
+                elif _draw_point_c(self._t, self._fast[type(fill)][fill], x, y) >= 0:
                     return
-            except (LookupError, TypeError, ValueError):
+            except _MISS:
                 pass
         ink = self._ink(_WHITE if fill is None else fill)
         if len(xy) == 2 and type(xy[0]) in NUMBERS:
@@ -426,9 +436,13 @@ class Surface:
             # fast path: one opaque segment, nobody listening
             try:
                 x0, y0, x1, y1 = xy
-                if _draw_line_c(self._t, self._opaque(fill), x0, y0, x1, y1) >= 0:
+                if type(fill) is tuple:
+                    r, g, b = fill
+                    if _draw_line_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
+                        return
+                elif _draw_line_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
                     return
-            except (LookupError, TypeError, ValueError):
+            except _MISS:
                 pass
         ink = self._ink(_WHITE if fill is None else fill)
         w = 1
@@ -514,9 +528,13 @@ class Surface:
             # fast path, written out here rather than in _box_shape: one Python call less
             try:
                 x0, y0, x1, y1 = xy
-                if _draw_rect_c(self._t, self._opaque(fill), x0, y0, x1, y1) >= 0:
+                if type(fill) is tuple:
+                    r, g, b = fill
+                    if _draw_rect_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
+                        return
+                elif _draw_rect_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
                     return
-            except (LookupError, TypeError, ValueError):
+            except _MISS:
                 pass
         self._box_shape(lib.draw_rect_c, lib.draw_rect, 1, xy, fill, outline, width)
 
@@ -630,9 +648,13 @@ class Surface:
             # fast path, written out here rather than in _box_shape: one Python call less
             try:
                 x0, y0, x1, y1 = xy
-                if _draw_ellipse_c(self._t, self._opaque(fill), x0, y0, x1, y1) >= 0:
+                if type(fill) is tuple:
+                    r, g, b = fill
+                    if _draw_ellipse_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
+                        return
+                elif _draw_ellipse_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
                     return
-            except (LookupError, TypeError, ValueError):
+            except _MISS:
                 pass
         self._box_shape(lib.draw_ellipse_c, lib.draw_ellipse, 0, xy, fill, outline, width)
 
@@ -642,11 +664,12 @@ class Surface:
         """A shape given by its bounding box: the one-call C path for an opaque fill
         nobody is watching, else fill and outline through inks."""
         if outline is None and self._quiet:
+            # second chance for colours the callers' fast paths leave out: (r, g, b, 255)
             try:
                 x0, y0, x1, y1 = xy
                 if fast(self._t, self._opaque(fill), x0, y0, x1, y1) >= 0:
                     return
-            except (LookupError, TypeError, ValueError):
+            except _MISS:
                 pass
         b = box_of(xy)
         fill_ink, ink = self._outline_ink(fill, outline)
@@ -662,9 +685,14 @@ class Surface:
         if outline is None and self._quiet:
             try:
                 x, y = xy
-                if _draw_ellipse_c(self._t, self._opaque(fill), x - radius, y - radius, x + radius, y + radius) >= 0:
+                x0, y0, x1, y1 = x - radius, y - radius, x + radius, y + radius
+                if type(fill) is tuple:
+                    r, g, b = fill
+                    if _draw_ellipse_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
+                        return
+                elif _draw_ellipse_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
                     return
-            except (LookupError, TypeError, ValueError):
+            except _MISS:
                 pass
         x, y = xy
         self.ellipse((x - radius, y - radius, x + radius, y + radius), fill, outline, width)

@@ -45,38 +45,45 @@ typedef struct {
     int cx0, cy0, cx1, cy1;
     uint32_t color;
     int bx0, by0, bx1, by1;
+    const color_ink *ink; /* packs the colour of the *_rgb calls */
 } draw_target;
 
 /* -- spans -------------------------------------------------------------------------- */
 
-FBGFX_HOT static void draw_fill_row(uint8_t *p, ptrdiff_t n, int bpp, uint32_t c)
+/* Fill `rows` rows of n pixels; one call per box, so the row loop runs inside the
+ * CPU-specific clone (a call per row cost more than filling a short row). */
+FBGFX_HOT static void draw_fill_rows(uint8_t *p, ptrdiff_t stride, ptrdiff_t n, int64_t rows, int bpp,
+                                     uint32_t c)
 {
     switch (bpp) {
     case 1:
-        memset(p, (int)c, (size_t)n);
+        for (int64_t y = 0; y < rows; y++, p += stride)
+            memset(p, (int)c, (size_t)n);
         break;
-    case 2: {
-        uint16_t v = (uint16_t)c;
-        uint16_t *q = (uint16_t *)p;
-        for (ptrdiff_t i = 0; i < n; i++)
-            q[i] = v;
-        break;
-    }
-    case 3: {
-        uint8_t b0 = c & 0xFF, b1 = (c >> 8) & 0xFF, b2 = (c >> 16) & 0xFF;
-        for (ptrdiff_t i = 0; i < n; i++) {
-            p[3 * i] = b0;
-            p[3 * i + 1] = b1;
-            p[3 * i + 2] = b2;
+    case 2:
+        for (int64_t y = 0; y < rows; y++, p += stride) {
+            uint16_t *q = (uint16_t *)p;
+            for (ptrdiff_t i = 0; i < n; i++)
+                q[i] = (uint16_t)c;
         }
         break;
-    }
-    default: {
-        uint32_t *q = (uint32_t *)p;
-        for (ptrdiff_t i = 0; i < n; i++)
-            q[i] = c;
+    case 3: {
+        uint8_t b0 = c & 0xFF, b1 = (c >> 8) & 0xFF, b2 = (c >> 16) & 0xFF;
+        for (int64_t y = 0; y < rows; y++, p += stride)
+            for (ptrdiff_t i = 0; i < n; i++) {
+                p[3 * i] = b0;
+                p[3 * i + 1] = b1;
+                p[3 * i + 2] = b2;
+            }
         break;
     }
+    default:
+        for (int64_t y = 0; y < rows; y++, p += stride) {
+            uint32_t *q = (uint32_t *)p;
+            for (ptrdiff_t i = 0; i < n; i++)
+                q[i] = c;
+        }
+        break;
     }
 }
 
@@ -108,8 +115,7 @@ static int64_t draw_box(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int6
         return 0;
     ptrdiff_t n = (ptrdiff_t)(x1 - x0 + 1);
     uint8_t *p = t->data + (y0 - t->oy) * t->stride + (x0 - t->ox) * t->bpp;
-    for (int64_t y = y0; y <= y1; y++, p += t->stride)
-        draw_fill_row(p, n, t->bpp, t->color);
+    draw_fill_rows(p, t->stride, n, y1 - y0 + 1, t->bpp, t->color);
     draw_touch(t, (int)x0, (int)y0, (int)x1 + 1, (int)y1 + 1);
     return (int64_t)n * (y1 - y0 + 1);
 }
@@ -169,6 +175,78 @@ static int draw_coords(const double *xy, int64_t *out, ptrdiff_t n)
 }
 
 /* -- 1-pixel lines -------------------------------------------------------------------- */
+
+/* Walking a 1-pixel segment. Each step depends on the one before (the error term
+ * decides whether it also moves along the minor axis), so a single walker waits on that
+ * chain: DRAW_WALKERS walkers, one per part of the segment, step in the same loop and
+ * fill the wait. The minor step is taken without a branch (which way a line steps is
+ * data the branch predictor cannot learn), and each walker prefetches the pixel about
+ * 16 steps ahead, because the rows a steep line crosses are far apart in memory. */
+#define DRAW_WALKERS 3
+
+typedef struct {
+    uint8_t *p[DRAW_WALKERS];
+    int64_t e[DRAW_WALKERS];
+    ptrdiff_t mstep, nstep, ahead;
+    int64_t e_up, e_down;
+} draw_walker;
+
+/* Where step i of a segment lies: the pixel pointer and the error term that decides
+ * whether step i + 1 also moves along the minor axis. */
+static inline void draw_walk_start(const draw_target *t, int xmajor, int64_t m0, int64_t n0, int ms, int ns,
+                                   int64_t major, int64_t minor, int64_t i, uint8_t **p, int64_t *e)
+{
+    int64_t k = (2 * minor * i + major) / (2 * major);
+    int64_t m = m0 + ms * i, n = n0 + ns * k;
+    int64_t x = xmajor ? m : n, y = xmajor ? n : m;
+    *p = t->data + (y - t->oy) * t->stride + (x - t->ox) * t->bpp;
+    *e = 2 * minor * (i + 1) - major - 2 * major * k;
+}
+
+static inline __attribute__((always_inline)) void draw_put(uint8_t *p, int bpp, uint32_t c)
+{
+    switch (bpp) {
+    case 1:
+        *p = (uint8_t)c;
+        break;
+    case 2:
+        *(uint16_t *)p = (uint16_t)c;
+        break;
+    case 3:
+        p[0] = c & 0xFF;
+        p[1] = (c >> 8) & 0xFF;
+        p[2] = (c >> 16) & 0xFF;
+        break;
+    default:
+        *(uint32_t *)p = c;
+        break;
+    }
+}
+
+static inline __attribute__((always_inline)) void draw_step(draw_walker *w, int j)
+{
+    ptrdiff_t take = -(ptrdiff_t)(w->e[j] >= 0);
+    w->p[j] += w->mstep + (w->nstep & take);
+    w->e[j] += w->e_up - (w->e_down & take);
+}
+
+/* q steps of every walker, then `rest` more steps of the last one; bpp is a constant at
+ * each call site, so every pixel size gets its own loop. */
+static inline __attribute__((always_inline)) void draw_walk(draw_walker *w, int64_t q, int64_t rest, int bpp,
+                                                            uint32_t c)
+{
+    for (int64_t i = 0; i < q; i++) {
+        for (int j = 0; j < DRAW_WALKERS; j++) {
+            draw_put(w->p[j], bpp, c);
+            __builtin_prefetch((const void *)((uintptr_t)w->p[j] + (uintptr_t)w->ahead), 1);
+            draw_step(w, j);
+        }
+    }
+    for (int64_t i = 0; i < rest; i++) {
+        draw_put(w->p[DRAW_WALKERS - 1], bpp, c);
+        draw_step(w, DRAW_WALKERS - 1);
+    }
+}
 
 /* The pixels of a Bresenham segment from (x0, y0) towards (x1, y1), without the end
  * point, as Pillow steps it: along the major axis, the minor coordinate of step i is
@@ -242,43 +320,33 @@ static void draw_segment(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int
     if (i0 >= i1)
         return;
     int64_t k = (2 * minor * i0 + major) / (2 * major);
-    int64_t e = 2 * minor * (i0 + 1) - major - 2 * major * k;
     int64_t m = m0 + ms * i0, nn = n0 + ns * k;
     int64_t bm0 = m, bn0 = nn;
     int bpp = t->bpp;
     ptrdiff_t mstep = (xmajor ? bpp : t->stride) * ms;
     ptrdiff_t nstep = (xmajor ? t->stride : bpp) * ns;
-    int64_t px = xmajor ? m : nn, py = xmajor ? nn : m;
-    uint8_t *p = t->data + (py - t->oy) * t->stride + (px - t->ox) * bpp;
-    uint32_t c = t->color;
-    for (int64_t i = i0; i < i1; i++) {
-        switch (bpp) {
-        case 1:
-            *p = (uint8_t)c;
-            break;
-        case 2:
-            *(uint16_t *)p = (uint16_t)c;
-            break;
-        case 3:
-            p[0] = c & 0xFF;
-            p[1] = (c >> 8) & 0xFF;
-            p[2] = (c >> 16) & 0xFF;
-            break;
-        default:
-            *(uint32_t *)p = c;
-            break;
-        }
-        if (e >= 0) {
-            nn += ns;
-            p += nstep;
-            e -= 2 * major;
-        }
-        e += 2 * minor;
-        m += ms;
-        p += mstep;
+    draw_walker w = {.mstep = mstep, .nstep = nstep, .e_up = 2 * minor, .e_down = 2 * major};
+    /* the pixel ~16 steps ahead, give or take one minor step */
+    w.ahead = 16 * mstep + (ptrdiff_t)((16 * minor + major / 2) / major) * nstep;
+    int64_t q = (i1 - i0) / DRAW_WALKERS;
+    for (int j = 0; j < DRAW_WALKERS; j++)
+        draw_walk_start(t, xmajor, m0, n0, ms, ns, major, minor, i0 + j * q, &w.p[j], &w.e[j]);
+    switch (bpp) {
+    case 1:
+        draw_walk(&w, q, i1 - i0 - DRAW_WALKERS * q, 1, t->color);
+        break;
+    case 2:
+        draw_walk(&w, q, i1 - i0 - DRAW_WALKERS * q, 2, t->color);
+        break;
+    case 3:
+        draw_walk(&w, q, i1 - i0 - DRAW_WALKERS * q, 3, t->color);
+        break;
+    default:
+        draw_walk(&w, q, i1 - i0 - DRAW_WALKERS * q, 4, t->color);
+        break;
     }
     /* bounding box of the visited run */
-    int64_t em = m - ms; /* last pixel; the minor coordinate may have stepped after it */
+    int64_t em = m0 + ms * (i1 - 1); /* major coordinate of the last pixel */
     int64_t en = n0 + ns * ((2 * minor * (i1 - 1) + major) / (2 * major));
     int64_t ax0 = xmajor ? bm0 : bn0, ay0 = xmajor ? bn0 : bm0;
     int64_t ax1 = xmajor ? em : en, ay1 = xmajor ? en : em;
@@ -1266,7 +1334,23 @@ FBGFX_HOT int draw_mask(draw_target *t, const uint8_t *mask, ptrdiff_t mstride, 
     return (int)(n > INT32_MAX ? INT32_MAX : n);
 }
 
-/* -- one-call fast paths: the colour comes as an argument (no struct write from Python) */
+/* -- one-call fast paths ----------------------------------------------------------------
+ * A drawing call with one opaque colour is one call into C. *_c take the packed value
+ * (a colour the surface has seen before); *_rgb take the three channels as Python gives
+ * them and pack here with the target's ink, so a fresh colour costs no second call.
+ * Channels come as doubles because that is the rule for colours: any number equal to a
+ * whole number 0..255 counts (255.0, NumPy scalars, True); anything else is -ERANGE and
+ * the caller takes its slow path, which says what is wrong. */
+
+static inline int draw_rgb(draw_target *t, double r, double g, double b)
+{
+    if (!(r >= 0 && r <= 255 && g >= 0 && g <= 255 && b >= 0 && b <= 255))
+        return -ERANGE; /* NaN too */
+    int ir = (int)r, ig = (int)g, ib = (int)b;
+    if (ir != r || ig != g || ib != b)
+        return -ERANGE;
+    return color_pack_into(t->ink, ir, ig, ib, &t->color);
+}
 
 int draw_point_c(draw_target *t, uint32_t color, double x, double y)
 {
@@ -1290,6 +1374,30 @@ int draw_ellipse_c(draw_target *t, uint32_t color, double x0, double y0, double 
 {
     t->color = color;
     return draw_ellipse(t, x0, y0, x1, y1, 1, 0);
+}
+
+int draw_point_rgb(draw_target *t, double r, double g, double b, double x, double y)
+{
+    int rc = draw_rgb(t, r, g, b);
+    return rc < 0 ? rc : draw_point(t, x, y);
+}
+
+int draw_line_rgb(draw_target *t, double r, double g, double b, double x0, double y0, double x1, double y1)
+{
+    int rc = draw_rgb(t, r, g, b);
+    return rc < 0 ? rc : draw_line(t, x0, y0, x1, y1, 1);
+}
+
+int draw_rect_rgb(draw_target *t, double r, double g, double b, double x0, double y0, double x1, double y1)
+{
+    int rc = draw_rgb(t, r, g, b);
+    return rc < 0 ? rc : draw_rect(t, x0, y0, x1, y1, 1, 1);
+}
+
+int draw_ellipse_rgb(draw_target *t, double r, double g, double b, double x0, double y0, double x1, double y1)
+{
+    int rc = draw_rgb(t, r, g, b);
+    return rc < 0 ? rc : draw_ellipse(t, x0, y0, x1, y1, 1, 0);
 }
 
 #pragma GCC pop_options

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import decimal
+import fractions
 import itertools
 import tracemalloc
 from typing import Any
@@ -97,6 +98,8 @@ FORMS: list[Any] = [
     (np.float32(2.0), 3, 4),
     (np.uint8(200), np.uint16(255), 0),
     (7, True, False),
+    (fractions.Fraction(10, 2), np.float16(3.0), np.int8(1)),
+    (255, 255.0, np.float64(255)),
     0,
     1,
     0xF0,
@@ -134,6 +137,12 @@ BAD: list[Any] = [
     (None, 0, 0),
     (np.float32(2.5), 0, 0),
     (decimal.Decimal("2.5"), 0, 0),
+    (fractions.Fraction(5, 2), 0, 0),
+    (np.float16(0.5), 0, 0),
+    (0, float("inf"), 0),
+    (0, 0, 255.5),
+    (0, 0, -0.5),
+    (1j, 0, 0),
     (np.int64(-1), 0, 0),
     (np.uint16(256), 0, 0),
     (1, 2),
@@ -179,8 +188,9 @@ def test_bad_colours_raise_what_they_raised_before(name: str, color: Any) -> Non
 
 @pytest.mark.parametrize("name", NAMES)
 def test_fresh_colours_draw_the_reference_values(name: str) -> None:
-    """Lines, rectangles, points, ellipses and polygons with a colour each write
-    PixelFormat.pack_color's value (the golden tests cover the shapes)."""
+    """Lines, rectangles, points, ellipses, circles and polygons with a colour each (packed
+    in C from the channels) write PixelFormat.pack_color's value (the golden tests cover
+    the shapes)."""
     fmt = FORMATS[name]
     s = fbgfx.Surface(16, 8, fmt)
     draws = [
@@ -188,9 +198,10 @@ def test_fresh_colours_draw_the_reference_values(name: str) -> None:
         lambda c: s.line((0, 4, 15, 4), fill=c),
         lambda c: s.rectangle((0, 0, 15, 7), fill=c),
         lambda c: s.ellipse((0, 0, 15, 7), fill=c),
+        lambda c: s.circle((7.5, 4), 4, fill=c),
         lambda c: s.polygon([(0, 0), (15, 0), (15, 7), (0, 7)], fill=c),
     ]
-    for i, c in enumerate(SWEEP[:200]):
+    for i, c in enumerate(SWEEP):
         s.clear((0, 0, 0))
         draws[i % len(draws)](c)
         got = s.array[4, 7]
