@@ -127,13 +127,10 @@ static inline void draw_span(draw_target *t, int64_t x0, int64_t y, int64_t x1)
     draw_box(t, x0, y, x1, y);
 }
 
-static inline void draw_pixel(draw_target *t, int64_t x, int64_t y)
+/* One pixel of 1..4 bytes (3: little-endian). */
+static inline __attribute__((always_inline)) void draw_put(uint8_t *p, int bpp, uint32_t c)
 {
-    if (x < t->cx0 || x >= t->cx1 || y < t->cy0 || y >= t->cy1)
-        return;
-    uint8_t *p = t->data + (y - t->oy) * t->stride + (x - t->ox) * t->bpp;
-    uint32_t c = t->color;
-    switch (t->bpp) {
+    switch (bpp) {
     case 1:
         *p = (uint8_t)c;
         break;
@@ -149,6 +146,13 @@ static inline void draw_pixel(draw_target *t, int64_t x, int64_t y)
         *(uint32_t *)p = c;
         break;
     }
+}
+
+static inline void draw_pixel(draw_target *t, int64_t x, int64_t y)
+{
+    if (x < t->cx0 || x >= t->cx1 || y < t->cy0 || y >= t->cy1)
+        return;
+    draw_put(t->data + (y - t->oy) * t->stride + (x - t->ox) * t->bpp, t->bpp, t->color);
     draw_touch(t, (int)x, (int)y, (int)x + 1, (int)y + 1);
 }
 
@@ -201,26 +205,6 @@ static inline void draw_walk_start(const draw_target *t, int xmajor, int64_t m0,
     int64_t x = xmajor ? m : n, y = xmajor ? n : m;
     *p = t->data + (y - t->oy) * t->stride + (x - t->ox) * t->bpp;
     *e = 2 * minor * (i + 1) - major - 2 * major * k;
-}
-
-static inline __attribute__((always_inline)) void draw_put(uint8_t *p, int bpp, uint32_t c)
-{
-    switch (bpp) {
-    case 1:
-        *p = (uint8_t)c;
-        break;
-    case 2:
-        *(uint16_t *)p = (uint16_t)c;
-        break;
-    case 3:
-        p[0] = c & 0xFF;
-        p[1] = (c >> 8) & 0xFF;
-        p[2] = (c >> 16) & 0xFF;
-        break;
-    default:
-        *(uint32_t *)p = c;
-        break;
-    }
 }
 
 static inline __attribute__((always_inline)) void draw_step(draw_walker *w, int j)
