@@ -12,32 +12,24 @@ The guest tests are not collected by a normal host run: they only run when
 """
 
 import concurrent.futures
-import glob
-import json
 import os
 import shlex
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
-import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
 import pytest
+from _vm import REPO, Qmp, guest_script, run_vm, vm_tools_missing  # tests/kernel is on sys.path
 
 IN_GUEST = os.environ.get("FBGFX_IN_GUEST") == "1"
 
 if not IN_GUEST:
     collect_ignore = ["guest"]
-
-REPO = Path(__file__).resolve().parents[2]
-ENABLE_HINT = "run `bash .ci/vm-deps.sh` to install qemu, a kernel and virtme-ng"
 
 # The boots: qemu display adapter, kernel command line, and the driver setups loaded
 # in the guest, in order, each as (module load command, the device it creates).
@@ -60,107 +52,14 @@ BOOTS: dict[str, dict] = {
 }
 SETUP_BOOT = {setup: boot for boot, spec in BOOTS.items() for setup in spec["setups"]}
 
-BOOT_TIMEOUT = float(os.environ.get("FBGFX_VM_TIMEOUT", "420"))
 
-
-def vm_tools_missing() -> Optional[str]:
-    """Say which VM tool is missing, or None when a kernel can be booted."""
-    missing = [tool for tool in ("vng", "qemu-system-x86_64") if shutil.which(tool) is None]
-    if not glob.glob("/boot/vmlinuz-*"):
-        missing.append("/boot/vmlinuz-*")
-    if missing:
-        return f"real-kernel tests need {', '.join(missing)}: {ENABLE_HINT}"
-    kernel = _kernel_image()
-    release = os.path.basename(kernel)[len("vmlinuz-") :]
-    if not os.path.isdir(f"/lib/modules/{release}"):
-        return f"no modules for {kernel} in /lib/modules/{release}: {ENABLE_HINT}"
-    return None
-
-
-def _kernel_image() -> str:
-    images = sorted(glob.glob("/boot/vmlinuz-*"))
-    return os.environ.get("FBGFX_VM_KERNEL", images[-1] if images else "")
-
-
-class Monitor:
-    """Answers screendump requests from the guest through qemu's QMP socket.
-
-    The guest writes ``req-N`` into the shared directory; this thread asks qemu for
-    ``screendump`` into ``shot-N.ppm`` and then writes ``done-N`` (holding "ok" or the
-    error). QMP rather than the human monitor: its replies are JSON, not echoed
-    keystrokes.
-    """
-
-    def __init__(self, sock_path: str, rwdir: Path) -> None:
-        self.sock_path = sock_path
-        self.rwdir = rwdir
-        self.stop = threading.Event()
-        self.served = 0
-        self.errors: list[str] = []
-        self._sock: Optional[socket.socket] = None
-        self._buf = b""
-        self._thread = threading.Thread(target=self._run, name="qemu-qmp", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def close(self) -> None:
-        self.stop.set()
-        self._thread.join(timeout=10)
-        if self._sock is not None:
-            self._sock.close()
-
-    def _connect(self) -> socket.socket:
-        if self._sock is None:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            sock.settimeout(60)
-            sock.connect(self.sock_path)
-            self._sock = sock
-            self._message()  # the greeting
-            self.execute("qmp_capabilities")
-        return self._sock
-
-    def _message(self) -> dict:
-        while b"\n" not in self._buf:
-            chunk = self._sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("qemu closed the QMP socket")
-            self._buf += chunk
-        line, self._buf = self._buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def execute(self, command: str, **arguments) -> dict:
-        """Run one QMP command; return its "return" value or raise with its error."""
-        msg = {"execute": command}
-        if arguments:
-            msg["arguments"] = arguments
-        self._sock.sendall(json.dumps(msg).encode() + b"\n")
-        while True:
-            reply = self._message()
-            if "event" in reply:
-                continue
-            if "error" in reply:
-                raise RuntimeError(f"{command}: {reply['error'].get('desc', reply['error'])}")
-            return reply.get("return", {})
-
-    def _run(self) -> None:
-        while not self.stop.is_set():
-            for req in sorted(self.rwdir.glob("req-*")):
-                n = req.name[len("req-") :]
-                try:
-                    self._connect()
-                    shot = self.rwdir / f"shot-{n}.ppm"
-                    self.execute("screendump", filename=str(shot))
-                    status = "ok" if shot.exists() else f"error: qemu wrote no {shot.name}"
-                except Exception as exc:  # reported to the guest, which fails its test
-                    status = f"error: {exc}"[:500]
-                    self.errors.append(status)
-                req.unlink()
-                tmp = self.rwdir / f".done-{n}"
-                tmp.write_text(status)
-                tmp.rename(self.rwdir / f"done-{n}")
-                self.served += 1
-            self.stop.wait(0.05)
+def screendump_shot(qmp: Qmp, req: Path) -> None:
+    """Answer the guest's ``req-N`` (Kernel.screendump in guest/conftest.py): qemu's
+    ``screendump`` into ``shot-N.ppm`` beside it."""
+    shot = req.with_name(f"shot-{req.name[len('req-') :]}.ppm")
+    qmp.execute("screendump", filename=str(shot))
+    if not shot.exists():
+        raise RuntimeError(f"qemu wrote no {shot.name}")
 
 
 @dataclass
@@ -258,9 +157,6 @@ def boot_and_test(boot: str, outdir: Path, pytest_args: list[str] = ()) -> BootR
     spec = BOOTS[boot]
     outdir.mkdir(parents=True, exist_ok=True)
     warm_guest_bytecode()
-    sockdir = tempfile.mkdtemp(prefix="fbgfx-vm-")  # unix socket paths must stay short
-    sock = os.path.join(sockdir, "qmp.sock")
-    qemu_opts = f"-vga {spec['vga']} -qmp unix:{sock},server=on,wait=off"
     guest_env = {
         "FBGFX_IN_GUEST": "1",
         "FBGFX_SETUPS": ",".join(f"{name}={dev}" for name, (_, dev) in spec["setups"].items()),
@@ -287,73 +183,21 @@ def boot_and_test(boot: str, outdir: Path, pytest_args: list[str] = ()) -> BootR
         *pytest_args,
     ]
     env = " ".join(f"{k}={shlex.quote(v)}" for k, v in guest_env.items())
-    # The guest runs this script; uptime.txt records when it reached each step.
-    up = f"cut -d' ' -f1 /proc/uptime >>{outdir}/uptime.txt"
-    script = outdir / "guest.sh"
-    script.write_text(
-        "\n".join(
-            [
-                up,
-                f"cd {shlex.quote(str(REPO))}",
-                *[
-                    f"{load} >>{outdir}/modprobe.txt 2>&1; "
-                    # the next driver must not take this one's device number
-                    f"for i in $(seq 100); do [ -e {dev} ] && break; sleep 0.1; done"
-                    for load, dev in spec["setups"].values()
-                ],
-                up,
-                f"env {env} {shlex.join(guest_pytest)} >{outdir}/guest-stdout.txt 2>{outdir}/guest-stderr.txt",
-                f"echo $? >{outdir}/guest-rc",
-                up,
-                f"dmesg >{outdir}/dmesg.txt",
-                "",
-            ]
-        )
-    )
-    cmd = [
-        "vng",
-        "--run",
-        _kernel_image(),
-        "--user",
-        "root",
-        "--disable-kvm",
-        "--cpus",
-        "2",
-        "--memory",
-        "1G",
-        "--rwdir",
-        str(outdir),
-        f"--qemu-opts={qemu_opts}",
+    loads = [
+        f"{load} >>{outdir}/modprobe.txt 2>&1; "
+        # the next driver must not take this one's device number
+        f"for i in $(seq 100); do [ -e {dev} ] && break; sleep 0.1; done"
+        for load, dev in spec["setups"].values()
     ]
-    for arg in spec["append"]:
-        cmd += ["--append", arg]
-    cmd += ["--", f"sh {script}"]
-    (outdir / "vng-command.txt").write_text(shlex.join(cmd) + "\n")
-
-    monitor = Monitor(sock, outdir)
-    monitor.start()
-    start = time.monotonic()
-    timed_out = False
-    with open(outdir / "vng-stdout.txt", "wb") as out, open(outdir / "vng-stderr.txt", "wb") as err:
-        proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-            cwd=REPO,
-            start_new_session=True,
-        )
-        try:
-            proc.wait(timeout=BOOT_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    seconds = time.monotonic() - start
-    monitor.close()
-    shutil.rmtree(sockdir, ignore_errors=True)
-
-    result = BootResult(boot, outdir, proc.returncode, seconds, screendumps=monitor.served, timed_out=timed_out)
+    run = run_vm(
+        outdir,
+        guest_script(outdir, loads, f"env {env} {shlex.join(guest_pytest)}"),
+        f"-vga {spec['vga']}",
+        screendump_shot,
+        prefix="req-",
+        append=spec["append"],
+    )
+    result = BootResult(boot, outdir, run.returncode, run.seconds, screendumps=run.served, timed_out=run.timed_out)
     junit = outdir / "junit.xml"
     if junit.exists():
         result.results = parse_junit(junit)

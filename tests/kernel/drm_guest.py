@@ -17,7 +17,6 @@ Each step records its own result (or error), so one failure does not hide the ot
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import signal
 import subprocess
@@ -31,14 +30,13 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
+from _host_link import HostLink  # noqa: E402  (beside this file)
 from PIL import Image, ImageDraw  # noqa: E402
 
 import fbgfx  # noqa: E402
 import fbgfx.drm  # noqa: E402
 
-RESULTS: dict[str, Any] = {}
-_n = 0
-RWDIR = Path(".")
+LINK = HostLink(Path("."))  # main() points it at RWDIR
 # qemu device ids (test_drm_vm.py's -device ...,id=) by the DRM driver bound to them.
 QEMU_IDS = {"cirrus": "cirrusvga", "bochs-drm": "bochsdisp", "virtio_gpu": "virtiogpu"}
 KDGETMODE = 0x4B3B
@@ -47,32 +45,13 @@ KDGETMODE = 0x4B3B
 # -- talking to the host ------------------------------------------------------------------------
 
 
-def host(**command: Any) -> None:
-    """Have the host do something (a screendump); wait for its answer."""
-    global _n
-    _n += 1
-    tmp = RWDIR / f".cmd-{_n}"
-    tmp.write_text(json.dumps(command))
-    tmp.rename(RWDIR / f"cmd-{_n}")
-    done = RWDIR / f"done-{_n}"
-    deadline = time.monotonic() + 120
-    while not done.exists():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the host did not answer {command}")
-        time.sleep(0.05)
-    answer = done.read_text()
-    done.unlink()
-    if answer != "ok":
-        raise RuntimeError(f"host: {answer}")
-
-
 def screendump(device: str | None, name: str) -> np.ndarray:
     """What qemu shows on ``device`` now, as (h, w, 3) RGB; kept as NAME.ppm."""
     command: dict[str, Any] = {"do": "screendump", "file": f"{name}.ppm"}
     if device:
         command["device"] = device
-    host(**command)
-    with Image.open(RWDIR / f"{name}.ppm") as im:
+    LINK.ask(**command)
+    with Image.open(LINK.rwdir / f"{name}.ppm") as im:
         return np.asarray(im.convert("RGB"))
 
 
@@ -99,21 +78,6 @@ def compare(shot: np.ndarray, want: np.ndarray) -> dict[str, Any]:
         ys, xs = np.nonzero(bad)
         out["first"] = [int(xs[0]), int(ys[0]), shot[ys[0], xs[0]].tolist(), want[ys[0], xs[0]].tolist()]
     return out
-
-
-def step(name: str) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
-    def wrap(fn: Callable[[], Any]) -> Callable[[], Any]:
-        start = time.monotonic()
-        try:
-            RESULTS[name] = fn()
-        except Exception as e:
-            RESULTS[name] = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
-        if isinstance(RESULTS[name], dict):
-            RESULTS[name]["seconds"] = round(time.monotonic() - start, 1)
-        (RWDIR / "results.json").write_text(json.dumps(RESULTS, indent=1))
-        return fn
-
-    return wrap
 
 
 # -- what is drawn --------------------------------------------------------------------------------
@@ -197,9 +161,9 @@ def cards() -> dict[str, str]:
 
 def run_drm() -> None:
     by_driver = cards()
-    RESULTS["cards"] = by_driver
+    LINK.results["cards"] = by_driver
 
-    @step("open_default")
+    @LINK.step("open_default")
     def _default() -> dict[str, Any]:
         with fbgfx.open() as fb:
             info = fb.drm
@@ -214,7 +178,7 @@ def run_drm() -> None:
 def run_card(driver: str, card: str, qid: str) -> None:
     spec = f"drm:{card}"
 
-    @step(f"scene:{driver}")
+    @LINK.step(f"scene:{driver}")
     def _scene() -> dict[str, Any]:
         before = crtc_states(card)
         with fbgfx.open(spec) as fb, fb.screen() as screen:
@@ -235,7 +199,7 @@ def run_card(driver: str, card: str, qid: str) -> None:
         result["before"] = before
         return result
 
-    @step(f"flips:{driver}")
+    @LINK.step(f"flips:{driver}")
     def _flips() -> dict[str, Any]:
         out: list[dict[str, Any]] = []
         with fbgfx.open(spec) as fb, fb.screen() as screen:
@@ -250,7 +214,7 @@ def run_card(driver: str, card: str, qid: str) -> None:
             assert info is not None
             return {"buffering": screen.buffering, "frames": out, "flips": info.flips, "events": info.flip_events}
 
-    @step(f"copy:{driver}")
+    @LINK.step(f"copy:{driver}")
     def _copy() -> dict[str, Any]:
         with fbgfx.open(spec) as fb, fb.screen("copy") as screen:
             want = frame_picture(1, fb.width, fb.height)
@@ -269,7 +233,7 @@ def run_card(driver: str, card: str, qid: str) -> None:
                 "flips": fb.drm.flips if fb.drm else -1,
             }
 
-    @step(f"rgb565:{driver}")
+    @LINK.step(f"rgb565:{driver}")
     def _rgb565() -> dict[str, Any]:
         with fbgfx.open(spec) as fb:
             offered = fb.drm.plane_formats if fb.drm else ()
@@ -284,7 +248,7 @@ def run_card(driver: str, card: str, qid: str) -> None:
             result = compare(shot >> bits, want >> bits)
             return {"format": fb.format.name, "buffering": screen.buffering, **result}
 
-    @step(f"mode:{driver}")
+    @LINK.step(f"mode:{driver}")
     def _mode() -> dict[str, Any]:
         with fbgfx.open(spec) as fb:
             first = (fb.width, fb.height)
@@ -313,12 +277,12 @@ def run_holder(by_driver: dict[str, str]) -> None:
         proc = start_holder(",".join(by_driver.values()), 7)
     except Exception as e:
         for driver in by_driver:
-            RESULTS[f"holder:{driver}"] = {"error": f"{type(e).__name__}: {e}"}
+            LINK.results[f"holder:{driver}"] = {"error": f"{type(e).__name__}: {e}"}
         return
     try:
         for driver, card in sorted(by_driver.items()):
 
-            @step(f"holder:{driver}")
+            @LINK.step(f"holder:{driver}")
             def _held(driver: str = driver, card: str = card) -> dict[str, Any]:
                 result = results[driver]
                 try:
@@ -342,13 +306,13 @@ def run_holder(by_driver: dict[str, str]) -> None:
         if proc.poll() is None:
             proc.kill()
     for driver, card in by_driver.items():
-        entry = RESULTS.get(f"holder:{driver}")
+        entry = LINK.results.get(f"holder:{driver}")
         if isinstance(entry, dict) and "error" not in entry:
             after = crtc_states(card)
             entry.update(
                 returncode=rc, holder_stderr=stderr, restored=after == before[card], before=before[card], after=after
             )
-    (RWDIR / "results.json").write_text(json.dumps(RESULTS, indent=1))
+    LINK.save()
 
 
 # -- the fbdev boot ----------------------------------------------------------------------------------
@@ -363,9 +327,9 @@ def run_fbdev() -> None:
     with open("/dev/tty1", "w") as tty:
         tty.write("\033[?25l\033[2J\033[H" + "fbgfx: the console must come back exactly.\n" * 5)
     before = settled(None, "console-before")
-    RESULTS["console_nonblank"] = bool(before.any())
+    LINK.results["console_nonblank"] = bool(before.any())
 
-    @step("close_restores_console")
+    @LINK.step("close_restores_console")
     def _close() -> dict[str, Any]:
         with fbgfx.open("drm:/dev/dri/card0") as fb, fb.screen() as screen:
             want = random_picture(3, fb.width, fb.height)
@@ -376,7 +340,7 @@ def run_fbdev() -> None:
         after = settled(None, "console-after-close")
         return {"shown": shown, "kd_while": kd_while, "kd_after": kd_mode(), **compare(after, before)}
 
-    @step("sigterm_restores_console")
+    @LINK.step("sigterm_restores_console")
     def _sigterm() -> dict[str, Any]:
         proc = start_holder("/dev/dri/card0", 11)
         try:
@@ -390,13 +354,13 @@ def run_fbdev() -> None:
         after = settled(None, "console-after-sigterm")
         return {"held": held, "returncode": rc, "kd_after": kd_mode(), **compare(after, before)}
 
-    @step("grab_console")
+    @LINK.step("grab_console")
     def _grab() -> dict[str, Any]:
         name, native = fbgfx.drm.read_scanout("/dev/dri/card0")
         grabbed = fbgfx.PixelFormat.from_name(name).unpack(native)
         return {"format": name, **compare(grabbed, before)}
 
-    @step("fbdev_flips")
+    @LINK.step("fbdev_flips")
     def _fbdev() -> dict[str, Any]:
         out = []
         with fbgfx.open("/dev/fb0") as fb:
@@ -417,19 +381,19 @@ def run_fbdev() -> None:
 
 
 def main() -> None:
-    global RWDIR
+    global LINK
     if sys.argv[1] == "hold":
         hold(sys.argv[2], int(sys.argv[3]))
         return
-    RWDIR = Path(sys.argv[1])
+    LINK = HostLink(Path(sys.argv[1]))
     try:
         if sys.argv[2] == "drm":
             run_drm()
         else:
             run_fbdev()
     except Exception as e:
-        RESULTS["fatal"] = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
-    (RWDIR / "results.json").write_text(json.dumps(RESULTS, indent=1))
+        LINK.results["fatal"] = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
+    LINK.save()
 
 
 if __name__ == "__main__":

@@ -14,34 +14,24 @@ the shared directory and records what it found; the tests below check those reco
   after SIGTERM equals the one before; Screen on /dev/fb0 shows every frame although
   the driver's pan never reaches the monitor.
 
-Self-contained (its own boots and QMP client, as test_touch_vm.py). Set
-FBGFX_VM_RESULTS=DIR to keep the logs and screendumps in DIR/drm and DIR/drm-fbdev.
+Boots of its own (the VM plumbing is _vm.py's, shared with conftest.py and
+test_touch_vm.py). Set FBGFX_VM_RESULTS=DIR to keep the logs and screendumps in
+DIR/drm-drm and DIR/drm-fbdev.
 """
 
 from __future__ import annotations
 
 import errno
-import glob
 import json
-import os
-import shlex
-import shutil
 import signal
-import subprocess
-import sys
-import tempfile
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_touch_vm import Qmp  # the same QMP client (tests/kernel is on sys.path)
+from _vm import Qmp, guest_python, guest_results, guest_script, results_dir, run_vm, vm_tools_missing
 
 pytestmark = pytest.mark.kernel
 
-REPO = Path(__file__).resolve().parents[2]
-TIMEOUT = float(os.environ.get("FBGFX_VM_TIMEOUT", "420"))
 DRIVERS = ["bochs-drm", "cirrus", "virtio_gpu"]
 
 BOOTS: dict[str, dict[str, Any]] = {
@@ -60,136 +50,44 @@ BOOTS: dict[str, dict[str, Any]] = {
 }
 
 
-def _missing() -> str | None:
-    tools = [t for t in ("vng", "qemu-system-x86_64") if shutil.which(t) is None]
-    if not glob.glob("/boot/vmlinuz-*"):
-        tools.append("/boot/vmlinuz-*")
-    if tools:
-        return f"the DRM VMs need {', '.join(tools)}: run `bash .ci/vm-deps.sh`"
-    return None
-
-
-def _serve(sock_path: str, rwdir: Path, stop: threading.Event, errors: list[str]) -> None:
-    """Answer the guest's cmd-N files (screendump of a device) with done-N."""
-    qmp: Qmp | None = None
-    while not stop.is_set():
-        for cmd in sorted(rwdir.glob("cmd-*"), key=lambda p: int(p.name[4:])):
-            n = cmd.name[4:]
-            try:
-                request = json.loads(cmd.read_text())
-                if qmp is None:
-                    qmp = Qmp(sock_path)
-                args = {"filename": str(rwdir / request["file"])}
-                if request.get("device"):
-                    args["device"] = request["device"]
-                qmp.execute("screendump", **args)
-                status = "ok"
-            except Exception as e:  # told to the guest, which records it
-                status = f"error: {e}"
-                errors.append(status)
-            cmd.unlink()
-            tmp = rwdir / f".done-{n}"
-            tmp.write_text(status)
-            tmp.rename(rwdir / f"done-{n}")
-        stop.wait(0.05)
-    if qmp is not None:
-        qmp.close()
+def _answer(qmp: Qmp, cmd: Path) -> None:
+    """Carry out the guest's cmd-N: a screendump of one display device."""
+    request = json.loads(cmd.read_text())
+    args = {"filename": str(cmd.parent / request["file"])}
+    if request.get("device"):
+        args["device"] = request["device"]
+    qmp.execute("screendump", **args)
 
 
 def _boot(name: str) -> dict[str, Any]:
+    """Boot ``name``, run drm_guest.py, return its results (skips without the VM tools)."""
+    reason = vm_tools_missing()
+    if reason:
+        pytest.skip(reason)
     spec = BOOTS[name]
-    keep = os.environ.get("FBGFX_VM_RESULTS")
-    outdir = Path(keep) / f"drm-{name}" if keep else Path(tempfile.mkdtemp(prefix=f"fbgfx-drm-{name}-"))
-    shutil.rmtree(outdir, ignore_errors=True)
-    outdir.mkdir(parents=True)
-    sockdir = tempfile.mkdtemp(prefix="fbgfx-qmp-")  # unix socket paths must stay short
-    sock = os.path.join(sockdir, "qmp.sock")
-    loads = [
-        f"modprobe {mod} >>{outdir}/modprobe.txt 2>&1; "
-        f"for i in $(seq 100); do [ $(ls /dev/dri/card* 2>/dev/null | wc -l) -ge {i} ] && break; sleep 0.1; done"
-        for i, mod in enumerate(spec["load"], 1)
+    outdir = results_dir(f"drm-{name}")
+    prepare = [
+        *(
+            f"modprobe {mod} >>{outdir}/modprobe.txt 2>&1; "
+            f"for i in $(seq 100); do [ $(ls /dev/dri/card* 2>/dev/null | wc -l) -ge {i} ] && break; sleep 0.1; done"
+            for i, mod in enumerate(spec["load"], 1)
+        ),
+        "[ -e /dev/fb0 ] && for i in $(seq 50); do [ -e /dev/tty1 ] && break; sleep 0.1; done",
     ]
-    script = outdir / "guest.sh"
-    script.write_text(
-        "\n".join(
-            [
-                f"cut -d' ' -f1 /proc/uptime >>{outdir}/uptime.txt",
-                *loads,
-                "[ -e /dev/fb0 ] && for i in $(seq 50); do [ -e /dev/tty1 ] && break; sleep 0.1; done",
-                f"cd {shlex.quote(str(REPO))}",
-                f"cut -d' ' -f1 /proc/uptime >>{outdir}/uptime.txt",
-                f"PYTHONDONTWRITEBYTECODE=1 {shlex.quote(sys.executable)} tests/kernel/drm_guest.py {outdir} {name} "
-                f">{outdir}/guest-stdout.txt 2>{outdir}/guest-stderr.txt",
-                f"echo $? >{outdir}/guest-rc",
-                f"cut -d' ' -f1 /proc/uptime >>{outdir}/uptime.txt",
-                f"dmesg >{outdir}/dmesg.txt",
-                "",
-            ]
-        )
-    )
-    kernel = os.environ.get("FBGFX_VM_KERNEL") or sorted(glob.glob("/boot/vmlinuz-*"))[-1]
-    cmd = [
-        "vng",
-        "--run",
-        kernel,
-        "--user",
-        "root",
-        "--disable-kvm",
-        "--cpus",
-        "2",
-        "--memory",
-        "1G",
-        "--rwdir",
-        str(outdir),
-        f"--qemu-opts={spec['qemu']} -qmp unix:{sock},server=on,wait=off",
-    ]
-    for arg in spec["append"]:
-        cmd += ["--append", arg]
-    cmd += ["--", f"sh {script}"]
-    (outdir / "vng-command.txt").write_text(shlex.join(cmd) + "\n")
-    stop, errors = threading.Event(), []
-    server = threading.Thread(target=_serve, args=(sock, outdir, stop, errors), daemon=True)
-    server.start()
-    start = time.monotonic()
-    with open(outdir / "vng-stdout.txt", "wb") as out, open(outdir / "vng-stderr.txt", "wb") as err:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=REPO, start_new_session=True)
-        try:
-            proc.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    stop.set()
-    server.join(timeout=10)
-    shutil.rmtree(sockdir, ignore_errors=True)
-    results_file = outdir / "results.json"
-    if not results_file.exists():
-        stderr = (outdir / "guest-stderr.txt").read_text()[-3000:] if (outdir / "guest-stderr.txt").exists() else ""
-        pytest.fail(
-            f"the {name} guest wrote no results in {time.monotonic() - start:.0f} s (logs in {outdir}):\n"
-            f"{stderr}\n{(outdir / 'vng-stderr.txt').read_text()[-2000:]}"
-        )
-    results: dict[str, Any] = json.loads(results_file.read_text())
-    results["_outdir"] = str(outdir)
-    results["_seconds"] = time.monotonic() - start
-    results["_host_errors"] = errors
-    return results
+    script = guest_script(outdir, prepare, guest_python("tests/kernel/drm_guest.py", outdir, name))
+    run = run_vm(outdir, script, spec["qemu"], _answer, append=spec["append"])
+    return guest_results(run, f"the {name} guest")
 
 
 @pytest.fixture(scope="module")
 def drm_vm() -> dict[str, Any]:
     """The drm boot's results (booted once, on first use)."""
-    reason = _missing()
-    if reason:
-        pytest.skip(reason)
     return _boot("drm")
 
 
 @pytest.fixture(scope="module")
 def fbdev_vm() -> dict[str, Any]:
     """The fbdev boot's results (booted once, on first use)."""
-    reason = _missing()
-    if reason:
-        pytest.skip(reason)
     return _boot("fbdev")
 
 

@@ -12,221 +12,89 @@ the shared directory; the tests below check what it recorded:
 - an overflow of the kernel's event buffer (SYN_DROPPED) is resynchronised;
 - unbinding the tablet's driver while a read waits ends it with ENODEV, not a hang.
 
-Self-contained (its own boot and QMP client) so it does not wait on the display boots
-of conftest.py. Set FBGFX_VM_RESULTS=DIR to keep the logs in DIR/touch.
+A boot of its own, so it does not wait on the display boots of conftest.py (the VM
+plumbing is _vm.py's, shared with them). Set FBGFX_VM_RESULTS=DIR to keep the logs in
+DIR/touch.
 """
 
 from __future__ import annotations
 
-import glob
 import json
-import os
-import shlex
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _vm import Qmp, guest_python, guest_results, guest_script, results_dir, run_vm, vm_tools_missing
 
 pytestmark = pytest.mark.kernel
 
-REPO = Path(__file__).resolve().parents[2]
-TIMEOUT = float(os.environ.get("FBGFX_VM_TIMEOUT", "420"))
 PANEL = (1280, 800)  # bochs' preferred mode under -vga std
 YELLOW = (255, 215, 0)  # paint.py's first finger
 BUTTON_GREY = (70, 70, 70)
 
 
-def _missing() -> str | None:
-    tools = [t for t in ("vng", "qemu-system-x86_64") if shutil.which(t) is None]
-    images = sorted(glob.glob("/boot/vmlinuz-*"))
-    if not images:
-        tools.append("/boot/vmlinuz-*")
-    if tools:
-        return f"the touch VM needs {', '.join(tools)}: run `bash .ci/vm-deps.sh`"
-    return None
+def _tap(qmp: Qmp, x: int, y: int) -> None:
+    """Move to raw (x, y) pressing the left button, then let go: two SYN frames."""
+    qmp.execute(
+        "input-send-event",
+        events=[
+            {"type": "abs", "data": {"axis": "x", "value": x}},
+            {"type": "abs", "data": {"axis": "y", "value": y}},
+            {"type": "btn", "data": {"down": True, "button": "left"}},
+        ],
+    )
+    time.sleep(0.2)
+    qmp.execute("input-send-event", events=[{"type": "btn", "data": {"down": False, "button": "left"}}])
 
 
-class Qmp:
-    """A minimal QMP client: taps on the virtio tablet and screendumps."""
-
-    def __init__(self, path: str) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(60)
-        self.sock.connect(path)
-        self.buf = b""
-        self._message()  # greeting
-        self.execute("qmp_capabilities")
-
-    def _message(self) -> dict[str, Any]:
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("qemu closed the QMP socket")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def execute(self, command: str, **arguments: Any) -> Any:
-        msg: dict[str, Any] = {"execute": command}
-        if arguments:
-            msg["arguments"] = arguments
-        self.sock.sendall(json.dumps(msg).encode() + b"\n")
-        while True:
-            reply = self._message()
-            if "event" in reply:
-                continue
-            if "error" in reply:
-                raise RuntimeError(f"{command}: {reply['error'].get('desc', reply['error'])}")
-            return reply.get("return")
-
-    def tap(self, x: int, y: int) -> None:
-        """Move to raw (x, y) pressing the left button, then let go: two SYN frames."""
-        self.execute(
+def _burst(qmp: Qmp, moves: int) -> None:
+    """Press and move ``moves`` times across the tablet, still pressed: more events
+    than an evdev client buffer holds."""
+    qmp.execute(
+        "input-send-event",
+        events=[
+            {"type": "abs", "data": {"axis": "x", "value": 1000}},
+            {"type": "btn", "data": {"down": True, "button": "left"}},
+        ],
+    )
+    for i in range(moves):
+        qmp.execute(
             "input-send-event",
             events=[
-                {"type": "abs", "data": {"axis": "x", "value": x}},
-                {"type": "abs", "data": {"axis": "y", "value": y}},
-                {"type": "btn", "data": {"down": True, "button": "left"}},
+                {"type": "abs", "data": {"axis": "x", "value": 1000 + 70 * i}},
+                {"type": "abs", "data": {"axis": "y", "value": 1000 + 70 * i}},
             ],
         )
-        time.sleep(0.2)
-        self.execute("input-send-event", events=[{"type": "btn", "data": {"down": False, "button": "left"}}])
-
-    def burst(self, moves: int) -> None:
-        """Press and move ``moves`` times across the tablet, still pressed: more events
-        than an evdev client buffer holds."""
-        self.execute(
-            "input-send-event",
-            events=[
-                {"type": "abs", "data": {"axis": "x", "value": 1000}},
-                {"type": "btn", "data": {"down": True, "button": "left"}},
-            ],
-        )
-        for i in range(moves):
-            self.execute(
-                "input-send-event",
-                events=[
-                    {"type": "abs", "data": {"axis": "x", "value": 1000 + 70 * i}},
-                    {"type": "abs", "data": {"axis": "y", "value": 1000 + 70 * i}},
-                ],
-            )
-
-    def close(self) -> None:
-        self.sock.close()
 
 
-def _serve(sock_path: str, rwdir: Path, stop: threading.Event, errors: list[str]) -> None:
-    """Answer the guest's cmd-N files (tap, screendump) with done-N."""
-    qmp: Qmp | None = None
-    while not stop.is_set():
-        for cmd in sorted(rwdir.glob("cmd-*"), key=lambda p: int(p.name[4:])):
-            n = cmd.name[4:]
-            try:
-                request = json.loads(cmd.read_text())
-                if qmp is None:
-                    qmp = Qmp(sock_path)
-                if request["do"] == "tap":
-                    qmp.tap(request["x"], request["y"])
-                elif request["do"] == "burst":
-                    qmp.burst(request["moves"])
-                elif request["do"] == "release":
-                    qmp.execute("input-send-event", events=[{"type": "btn", "data": {"down": False, "button": "left"}}])
-                elif request["do"] == "screendump":
-                    qmp.execute("screendump", filename=str(rwdir / request["file"]))
-                status = "ok"
-            except Exception as e:  # told to the guest, which records it
-                status = f"error: {e}"
-                errors.append(status)
-            cmd.unlink()
-            tmp = rwdir / f".done-{n}"
-            tmp.write_text(status)
-            tmp.rename(rwdir / f"done-{n}")
-        stop.wait(0.05)
-    if qmp is not None:
-        qmp.close()
+def _answer(qmp: Qmp, cmd: Path) -> None:
+    """Carry out the guest's cmd-N: a tap, a burst of moves, a release or a screendump."""
+    request = json.loads(cmd.read_text())
+    if request["do"] == "tap":
+        _tap(qmp, request["x"], request["y"])
+    elif request["do"] == "burst":
+        _burst(qmp, request["moves"])
+    elif request["do"] == "release":
+        qmp.execute("input-send-event", events=[{"type": "btn", "data": {"down": False, "button": "left"}}])
+    elif request["do"] == "screendump":
+        qmp.execute("screendump", filename=str(cmd.parent / request["file"]))
 
 
 @pytest.fixture(scope="module")
 def guest() -> dict[str, Any]:
     """Boot once, run touch_guest.py, return its results (with "_outdir")."""
-    reason = _missing()
+    reason = vm_tools_missing()
     if reason:
         pytest.skip(reason)
-    keep = os.environ.get("FBGFX_VM_RESULTS")
-    outdir = Path(keep) / "touch" if keep else Path(tempfile.mkdtemp(prefix="fbgfx-touch-vm-"))
-    shutil.rmtree(outdir, ignore_errors=True)
-    outdir.mkdir(parents=True)
-    sockdir = tempfile.mkdtemp(prefix="fbgfx-qmp-")  # unix socket paths must stay short
-    sock = os.path.join(sockdir, "qmp.sock")
-    script = outdir / "guest.sh"
-    script.write_text(
-        "\n".join(
-            [
-                f"modprobe -a virtio_input evdev bochs >{outdir}/modprobe.txt 2>&1",
-                "for i in $(seq 100); do"
-                " [ -e /dev/fb0 ] && ls /dev/input/event* >/dev/null 2>&1 && break; sleep 0.1;"
-                " done",
-                f"cd {shlex.quote(str(REPO))}",
-                f"PYTHONDONTWRITEBYTECODE=1 {shlex.quote(sys.executable)} tests/kernel/touch_guest.py {outdir} "
-                f">{outdir}/guest-stdout.txt 2>{outdir}/guest-stderr.txt",
-                f"echo $? >{outdir}/guest-rc",
-                "",
-            ]
-        )
-    )
-    kernel = os.environ.get("FBGFX_VM_KERNEL") or sorted(glob.glob("/boot/vmlinuz-*"))[-1]
-    cmd = [
-        "vng",
-        "--run",
-        kernel,
-        "--user",
-        "root",
-        "--disable-kvm",
-        "--cpus",
-        "2",
-        "--memory",
-        "1G",
-        "--rwdir",
-        str(outdir),
-        f"--qemu-opts=-vga std -device virtio-tablet-pci,id=tablet0 -qmp unix:{sock},server=on,wait=off",
-        "--",
-        f"sh {script}",
+    outdir = results_dir("touch")
+    prepare = [
+        f"modprobe -a virtio_input evdev bochs >{outdir}/modprobe.txt 2>&1",
+        "for i in $(seq 100); do [ -e /dev/fb0 ] && ls /dev/input/event* >/dev/null 2>&1 && break; sleep 0.1; done",
     ]
-    (outdir / "vng-command.txt").write_text(shlex.join(cmd) + "\n")
-    stop, errors = threading.Event(), []
-    server = threading.Thread(target=_serve, args=(sock, outdir, stop, errors), daemon=True)
-    server.start()
-    start = time.monotonic()
-    with open(outdir / "vng-stdout.txt", "wb") as out, open(outdir / "vng-stderr.txt", "wb") as err:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=REPO, start_new_session=True)
-        try:
-            proc.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    stop.set()
-    server.join(timeout=10)
-    shutil.rmtree(sockdir, ignore_errors=True)
-    results_file = outdir / "results.json"
-    if not results_file.exists():
-        stderr = (outdir / "guest-stderr.txt").read_text()[-3000:] if (outdir / "guest-stderr.txt").exists() else ""
-        pytest.fail(
-            f"the touch guest wrote no results in {time.monotonic() - start:.0f} s "
-            f"(logs in {outdir}):\n{stderr}\n{(outdir / 'vng-stderr.txt').read_text()[-2000:]}"
-        )
-    results = json.loads(results_file.read_text())
-    results["_outdir"] = str(outdir)
-    results["_seconds"] = time.monotonic() - start
-    results["_host_errors"] = errors
-    return results
+    script = guest_script(outdir, prepare, guest_python("tests/kernel/touch_guest.py", outdir))
+    run = run_vm(outdir, script, "-vga std -device virtio-tablet-pci,id=tablet0", _answer)
+    return guest_results(run, "the touch guest")
 
 
 def _step(guest: dict[str, Any], name: str) -> dict[str, Any]:

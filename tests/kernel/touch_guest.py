@@ -10,58 +10,28 @@ Asks the host for taps on qemu's virtio tablet and for screendumps by writing
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 import threading
 import time
-import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
+from _host_link import HostLink  # noqa: E402  (beside this file)
+
 import fbgfx  # noqa: E402
 import fbgfx.touch  # noqa: E402
 
-RWDIR = Path(sys.argv[1])
-RESULTS: dict[str, Any] = {}
-_n = 0
+LINK = HostLink(Path(sys.argv[1]))
 
 # Raw tablet positions (0..32767) the host taps; the host knows them too.
 TAP_0 = (16384, 8192)  # rotate 0: panel (640, 200) on the 1280x800 bochs screen
 TAP_90 = (8192, 24576)  # rotate 90: panel (320, 600)
 TAP_PAINT = (8192, 24576)
-
-
-def host(**command: Any) -> str:
-    """Have the host do something (tap, screendump); wait for its answer."""
-    global _n
-    _n += 1
-    tmp = RWDIR / f".cmd-{_n}"
-    tmp.write_text(json.dumps(command))
-    tmp.rename(RWDIR / f"cmd-{_n}")
-    done = RWDIR / f"done-{_n}"
-    deadline = time.monotonic() + 120
-    while not done.exists():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the host did not answer {command}")
-        time.sleep(0.05)
-    answer = done.read_text()
-    if answer != "ok":
-        raise RuntimeError(f"host: {answer}")
-    return answer
-
-
-def run_step(name: str, fn: Callable[[], dict[str, Any] | None]) -> None:
-    """Run one step; record its result or its error, and write the results so far."""
-    try:
-        RESULTS[name] = fn()
-    except Exception as e:
-        RESULTS[name] = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
-    (RWDIR / "results.json").write_text(json.dumps(RESULTS, indent=1))
 
 
 def events_until_up(ts: fbgfx.touch.Touchscreen, limit: float = 60.0) -> list[list[Any]]:
@@ -91,7 +61,7 @@ def tap_on(rotate: int, raw: tuple[int, int]) -> dict[str, Any]:
     with fbgfx.open("/dev/fb0") as fb:
         with fb.screen(rotate=rotate) as screen, fbgfx.touch.open(screen=screen) as ts:
             ts.read(timeout=0)  # nothing pending
-            host(do="tap", x=raw[0], y=raw[1])
+            LINK.ask(do="tap", x=raw[0], y=raw[1])
             events = events_until_up(ts)
             return {"panel": [fb.width, fb.height], "size": [screen.width, screen.height], "events": events}
 
@@ -105,31 +75,19 @@ def _tap90() -> dict[str, Any] | None:
 
 
 def _paint() -> dict[str, Any]:
-    cmd = [
-        sys.executable,
-        str(REPO / "examples" / "paint.py"),
-        "--device",
-        "/dev/fb0",
-        "--rotate",
-        "90",
-        "--seconds",
-        "240",
-    ]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=_checkout_env()
-    )
+    proc = _start(str(REPO / "examples" / "paint.py"), "--device", "/dev/fb0", "--rotate", "90", "--seconds", "240")
     try:
         first = proc.stdout.readline()
         if "ready" not in first:
             proc.kill()
             return {"error": f"paint.py did not start: {first!r} {proc.stderr.read()[-2000:]}"}
-        host(do="tap", x=TAP_PAINT[0], y=TAP_PAINT[1])
+        LINK.ask(do="tap", x=TAP_PAINT[0], y=TAP_PAINT[1])
         shots = []
         for i in range(40):  # until paint has drawn the dot (TCG is slow)
             name = f"paint-{i}.ppm"
-            host(do="screendump", file=name)
+            LINK.ask(do="screendump", file=name)
             shots.append(name)
-            if _ppm_pixel(RWDIR / name, 320, 600) != (0, 0, 0):
+            if _ppm_pixel(LINK.rwdir / name, 320, 600) != (0, 0, 0):
                 break
             time.sleep(0.5)
         return {"shots": shots, "first_line": first.strip()}
@@ -140,7 +98,7 @@ def _paint() -> dict[str, Any]:
         except subprocess.TimeoutExpired:
             proc.kill()
             out, err = proc.communicate()
-        RESULTS["paint_output"] = {"rc": proc.returncode, "stdout": out[-2000:], "stderr": err[-2000:]}
+        LINK.results["paint_output"] = {"rc": proc.returncode, "stdout": out[-2000:], "stderr": err[-2000:]}
 
 
 def _cli_list() -> dict[str, Any]:
@@ -158,28 +116,12 @@ def _cli_list() -> dict[str, Any]:
 
 def _cli_events() -> dict[str, Any]:
     """``fbgfx touch --rotate 90 --count 2`` printing a tap on the bochs screen."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "fbgfx",
-        "touch",
-        "-d",
-        "/dev/fb0",
-        "--rotate",
-        "90",
-        "--count",
-        "2",
-        "--seconds",
-        "120",
-    ]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=_checkout_env()
-    )
+    proc = _start("-m", "fbgfx", "touch", "-d", "/dev/fb0", "--rotate", "90", "--count", "2", "--seconds", "120")
     header = proc.stderr.readline()  # printed once the device is open
     if "Ctrl-C" not in header:
         proc.kill()
         return {"error": f"fbgfx touch did not start: {header!r} {proc.stderr.read()[-2000:]}"}
-    host(do="tap", x=TAP_90[0], y=TAP_90[1])
+    LINK.ask(do="tap", x=TAP_90[0], y=TAP_90[1])
     out, err = proc.communicate(timeout=150)
     return {"rc": proc.returncode, "header": header, "stdout": out, "stderr": err}
 
@@ -189,22 +131,34 @@ def _overflow() -> dict[str, Any]:
     (SYN_DROPPED); then the release, then a tap."""
     with fbgfx.touch.open() as ts:
         ts.read(timeout=0)
-        host(do="burst", moves=400)
+        LINK.ask(do="burst", moves=400)
         events = []
         while True:
             got = ts.read(timeout=3)
             if not got:
                 break
             events += [[e.type, e.x, e.y] for e in got]
-        host(do="release")
+        LINK.ask(do="release")
         released = [[e.type, e.x, e.y] for e in ts.read(timeout=30)]
-        host(do="tap", x=TAP_0[0], y=TAP_0[1])
+        LINK.ask(do="tap", x=TAP_0[0], y=TAP_0[1])
         after = [[t, x, y] for t, x, y, *_ in events_until_up(ts)]
     return {"events": events, "released": released, "after": after}
 
 
 def _checkout_env() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=str(REPO))  # this checkout's fbgfx, not an installed one
+
+
+def _start(*args: str) -> subprocess.Popen[str]:
+    """This Python running ``args`` on this checkout, its output in pipes."""
+    return subprocess.Popen(
+        [sys.executable, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env=_checkout_env(),
+    )
 
 
 def _ppm_pixel(path: Path, x: int, y: int) -> tuple[int, int, int]:
@@ -247,4 +201,4 @@ if __name__ == "__main__":
         ("overflow", _overflow),
         ("unplug", _unplug),  # last: the tablet is gone afterwards
     ]:
-        run_step(name, fn)
+        LINK.record(name, fn)
