@@ -7,6 +7,8 @@ rectangles (:meth:`Region.runs`) from the back buffer to video memory.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 __all__ = ["Region"]
@@ -97,6 +99,16 @@ class Region:
         np.minimum(self.x0[t:b], other.x0[t:b], out=self.x0[t:b])
         np.maximum(self.x1[t:b], other.x1[t:b], out=self.x1[t:b])
         self.top, self.bottom = min(self.top, t), max(self.bottom, b)
+
+    def absorb(self, take: Callable[[np.ndarray, np.ndarray, np.ndarray], bool]) -> None:
+        """Add the spans ``take(x0, x1, rows)`` widens this region's arrays by (a
+        Surface's log of what was drawn: ``Surface._take_log``)."""
+        if self.box is not None:
+            box, self.box = self.box, None
+            self._spans(*box)
+        rows = np.array([self.top, self.bottom], np.int32)
+        if take(self.x0, self.x1, rows):
+            self.top, self.bottom = int(rows[0]), int(rows[1])
 
     def clear(self) -> None:
         """Make the region empty."""

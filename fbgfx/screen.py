@@ -445,8 +445,11 @@ class _InRam(_Back):
     """Frames composed in a RAM back buffer (the device's format, the frame's layout)
     and shown by the buffering strategy, copying only what changed.
 
-    After :meth:`present` the back buffer lags behind the picture on screen
-    (``stale``) until it is next drawn on: then :meth:`_catch_up` brings it level.
+    What the Surface draws is logged in C (``Surface._start_log``) and taken into
+    ``current`` when a frame is shown or dropped (:meth:`_sync`): drawing calls stay one
+    C call each. After :meth:`present` the back buffer lags behind the picture on screen
+    (``stale``) until it is next drawn on: then every drawing call reports to
+    :meth:`drawn` first, which brings the back buffer level (:meth:`_catch_up`).
     """
 
     def __init__(self, strategy: Buffering, transfer: Transfer, background: int) -> None:
@@ -455,9 +458,31 @@ class _InRam(_Back):
         self.shadow = np.empty(self.format.array_shape(self.height, self.width), self.format.dtype)
         convert.fill(self.shadow, background)
         self.current = Region(self.width, self.height)  # drawn since the last flip
-        self.stale = False  # the back buffer lags behind a present()ed picture
+        self._taken = Region(self.width, self.height)  # scratch for _sync
         self._surface = Surface.wrap(self.shadow, self.format, palette=self.palette)
-        self._surface.on_draw = self.drawn
+        self._surface._start_log()
+        self.stale = False  # the back buffer lags behind a present()ed picture
+
+    @property
+    def stale(self) -> bool:
+        return self._stale
+
+    @stale.setter
+    def stale(self, value: bool) -> None:
+        self._stale = value
+        # while stale, each drawing call must catch the back buffer up before it counts
+        self._surface._set_hook(self.drawn if value else None)
+
+    def _sync(self) -> None:
+        """Take what the Surface drew since the last look into this frame's regions."""
+        if self._surface._log_pending():
+            self._taken.clear()
+            self._taken.absorb(self._surface._take_log)
+            self._add(self._taken)
+
+    def _add(self, region: Region) -> None:
+        """``region`` of the frame was drawn on."""
+        self.current.merge(region)
 
     def surface(self) -> Surface:
         if self.stale:
@@ -472,6 +497,7 @@ class _InRam(_Back):
         self.current.add(x0, y0, x1, y1)
 
     def flip(self) -> None:
+        self._sync()
         if self.current.empty:  # also right after present(): it is on screen already
             self.strategy.wait_for_vsync()
             return
@@ -484,10 +510,12 @@ class _InRam(_Back):
     def present(self, rgb: np.ndarray) -> None:
         transfer = self.transfer
         self.strategy.show(None, lambda page, region: transfer.convert(rgb, page))
+        self._sync()  # what was drawn is covered by the picture: forget it
         self.current.clear()
         self._presented(rgb)
 
     def present_part(self, rgb: np.ndarray, x: int, y: int, background: int) -> None:
+        self._sync()
         self._caught_up()  # every pixel is drawn below
         self._compose(self.shadow, rgb, x, y, background)
         self.drawn(0, 0, self.width, self.height)
@@ -520,6 +548,7 @@ class _KeepBack(_InRam):
         self._source: np.ndarray | None = None  # the presented picture, while stale
 
     def discard(self) -> None:
+        self._sync()
         if self.stale:
             return
         for y0, y1, x0, x1 in self.current.runs():
@@ -560,7 +589,12 @@ class _ClearBack(_InRam):
         super().drawn(x0, y0, x1, y1)
         self.since_clear.add(x0, y0, x1, y1)
 
+    def _add(self, region: Region) -> None:
+        super()._add(region)
+        self.since_clear.merge(region)
+
     def discard(self) -> None:
+        self._sync()
         if self.stale:
             return
         for y0, y1, x0, x1 in self.current.runs():

@@ -75,6 +75,7 @@ _draw_point_c, _draw_point_rgb = lib.draw_point_c, lib.draw_point_rgb
 _draw_line_c, _draw_line_rgb = lib.draw_line_c, lib.draw_line_rgb
 _draw_rect_c, _draw_rect_rgb = lib.draw_rect_c, lib.draw_rect_rgb
 _draw_ellipse_c, _draw_ellipse_rgb = lib.draw_ellipse_c, lib.draw_ellipse_rgb
+_INT32_MAX = 2**31 - 1
 # What makes a fast path give up and take the slow one, which accepts or refuses the
 # call properly: a colour or coordinates of another form, or out of range.
 _MISS = (LookupError, TypeError, ValueError, OverflowError)
@@ -185,6 +186,8 @@ class Surface:
         self._fast: dict[type, dict[Any, int]] = self._packer.cache  # opaque colours only
         self._opaque = self._packer.opaque
         self._cached = 0
+        self._log: tuple[np.ndarray, np.ndarray] | None = None  # see _start_log
+        self._hook: Callable[[int, int, int, int], None] | None = None  # internal on_draw
         self.on_draw = None
         t = ffi.new("draw_target *")
         t.data = ffi.cast("uint8_t *", array.__array_interface__["data"][0])
@@ -218,8 +221,13 @@ class Surface:
         if fn is not None and not callable(fn):
             raise TypeError("on_draw must be callable or None")
         self._on_draw = fn
-        # Nobody listening: the fast paths skip bounding-box bookkeeping.
-        self._quiet = fn is None and self._parent is None
+        self._listeners_changed()
+
+    def _listeners_changed(self) -> None:
+        # _quiet: no Python code wants each call's box, so the one-call fast paths may
+        # draw (they log their boxes in C); _boxes: calls work out what they changed.
+        self._quiet = self._on_draw is None and self._hook is None and self._parent is None
+        self._boxes = not self._quiet or self._log is not None
 
     # -- geometry --------------------------------------------------------------------
 
@@ -295,24 +303,71 @@ class Surface:
             self._fast.setdefault(type(color), {})[color] = ink.value
         return ink
 
-    @property
-    def _tracking(self) -> bool:
-        return self.on_draw is not None or self._parent is not None
+    # -- what was drawn, for a Screen ------------------------------------------------
+    # A Screen copies only what changed between flips. A Python callback per call would
+    # cost more than the drawing; instead the surface keeps a log in C (per-row spans of
+    # every call's box, the same shape as fbgfx._region.Region) that the Screen takes
+    # at each flip, and the one-call fast paths stay in use.
+
+    def _start_log(self) -> None:
+        """Log what every drawing call changes from now on, for :meth:`_take_log`."""
+        n = max(self.height, 1)
+        # C writes these: they live as long as the surface (its draw target points at them)
+        self._log = (np.full(n, _INT32_MAX, np.int32), np.zeros(n, np.int32))
+        t = self._t
+        t.log_top, t.log_bottom = _INT32_MAX, 0
+        t.log_x1 = ffi.cast("int32_t *", self._log[1].ctypes.data)
+        t.log_x0 = ffi.cast("int32_t *", self._log[0].ctypes.data)
+        self._listeners_changed()
+
+    def _log_pending(self) -> bool:
+        """Whether anything was logged since the last :meth:`_take_log`."""
+        t = self._t
+        return bool(t.log_top < t.log_bottom)
+
+    def _take_log(self, x0: np.ndarray, x1: np.ndarray, rows: np.ndarray) -> bool:
+        """Widen the spans ``x0``/``x1`` (int32, one per row; ``rows``: int32 [top,
+        bottom) they hold, widened too) by everything logged, and empty the log, in one
+        step (a thread drawing meanwhile loses nothing). Returns whether anything moved."""
+        for a in (x0, x1, rows):
+            if a.dtype != np.int32 or not a.flags.c_contiguous or not a.flags.writeable:
+                raise ValueError("_take_log needs writable contiguous int32 arrays")
+        if len(x0) < self.height or len(x1) < self.height or len(rows) != 2:
+            raise ValueError("_take_log needs a span per row and [top, bottom)")
+        i32 = "int32_t[]"
+        return bool(
+            lib.draw_log_take(self._t, ffi.from_buffer(i32, x0), ffi.from_buffer(i32, x1), ffi.from_buffer(i32, rows))
+        )
+
+    def _set_hook(self, fn: Callable[[int, int, int, int], None] | None) -> None:
+        """An internal ``on_draw`` (a Screen catching up after present()); users keep
+        theirs."""
+        self._hook = fn
+        self._listeners_changed()
 
     def _notify(self, x0: int, y0: int, x1: int, y1: int) -> None:
+        if self._log is not None:
+            lib.draw_log(self._t, x0, y0, x1, y1)
+        if self._hook is not None:
+            self._hook(x0, y0, x1, y1)
         if self._on_draw is not None:
             self._on_draw(x0, y0, x1, y1)
         if self._parent is not None:
             ox, oy = self._offset
             self._parent._notify(x0 + ox, y0 + oy, x1 + ox, y1 + oy)
 
+    def _own_target(self) -> Any:
+        """A copy of the draw target for one call: C draws without the GIL, so threads
+        drawing on this surface must not set each other's colour or bounding box."""
+        return ffi.new("draw_target *", self._t[0])
+
     def _run(self, ink: Ink, fn: Kernel, *args: Any) -> None:
         """Rasterise with ``fn(target, *args)``: straight into memory, or via a mask when blending."""
         mode = ink.mode
         if mode == OPAQUE:
-            t = self._t
+            t = self._own_target()
             t.color = ink.value
-            if self._quiet:
+            if not self._boxes:
                 rc = fn(t, *args)
                 if rc < 0:
                     _fail(rc, fn)
@@ -734,14 +789,14 @@ class Surface:
         n = len(f) // 2
         if n < 2:
             raise TypeError("polygon: coordinate list must contain at least 2 coordinates")
-        if outline is None and self._quiet:
+        if outline is None and not self._boxes:
             # fast path: an opaque fill nobody is watching, one C call
             try:
                 value = self._opaque(fill)
             except (LookupError, TypeError):
                 pass
             else:
-                t = self._t
+                t = self._own_target()
                 t.color = value
                 rc = lib.draw_polygon(t, _ptr(f), n, 1, 0)
                 if rc < 0:
@@ -828,7 +883,7 @@ class Surface:
             check_value(rc, "blend_mask")
         else:
             convert.blend_mask(self.array[y0:y1, x0:x1], sub, ink.rgba, self.format, palette=self.palette)
-        if not self._quiet:
+        if self._boxes:
             self._notify(x0, y0, x1, y1)
 
     # -- batch forms ---------------------------------------------------------------------
@@ -965,12 +1020,12 @@ class Surface:
             for run in _text.layout(
                 fnt, (x, y), text, anchor, spacing, align, direction, features, language, stroke_width
             ):
-                self._paint_mask(run.mask, run.x, run.y, stroke_ink, not self._quiet)
+                self._paint_mask(run.mask, run.x, run.y, stroke_ink, self._boxes)
             if stroke_ink == ink:
                 return
         for run in _text.layout(fnt, (x, y), text, anchor, spacing, align, direction, features, language):
             # cached runs are known to have ink; only a clipped part may be empty
-            self._paint_mask(run.mask, run.x, run.y, ink, not self._quiet)
+            self._paint_mask(run.mask, run.x, run.y, ink, self._boxes)
 
     def multiline_text(
         self,

@@ -19,6 +19,7 @@
  * by the clip rectangle, never by the size of the shape.
  */
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 
 /* Pillow's pixels depend on whether its build fuses a*b+c into one rounding. Its
@@ -46,6 +47,12 @@ typedef struct {
     uint32_t color;
     int bx0, by0, bx1, by1;
     const color_ink *ink; /* packs the colour of the *_rgb calls */
+    /* The log: per-row spans [log_x0[y], log_x1[y]) of what the fast paths (and
+     * draw_log) drew since its owner last took them, rows [log_top, log_bottom); NULL
+     * when nobody keeps one. log_lock guards it: threads draw without the GIL. */
+    int32_t *log_x0, *log_x1;
+    int log_top, log_bottom;
+    int log_lock;
 } draw_target;
 
 /* -- spans -------------------------------------------------------------------------- */
@@ -1326,62 +1333,148 @@ FBGFX_HOT int draw_mask(draw_target *t, const uint8_t *mask, ptrdiff_t mstride, 
  * whole number 0..255 counts (255.0, NumPy scalars, True); anything else is -ERANGE and
  * the caller takes its slow path, which says what is wrong. */
 
-static inline int draw_rgb(draw_target *t, double r, double g, double b)
+/* -- the log of what was drawn ---------------------------------------------------------- */
+
+static void draw_log_add(draw_target *t, int x0, int y0, int x1, int y1)
+{
+    while (__atomic_exchange_n(&t->log_lock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+    int32_t *a = t->log_x0, *b = t->log_x1;
+    for (int y = y0; y < y1; y++) {
+        if (x0 < a[y])
+            a[y] = x0;
+        if (x1 > b[y])
+            b[y] = x1;
+    }
+    if (y0 < t->log_top)
+        t->log_top = y0;
+    if (y1 > t->log_bottom)
+        t->log_bottom = y1;
+    __atomic_store_n(&t->log_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Log [x0, x1) x [y0, y1) (inside the surface) for the slow paths drawn from Python. */
+int draw_log(draw_target *t, int x0, int y0, int x1, int y1)
+{
+    if (t->log_x0 && x0 < x1 && y0 < y1)
+        draw_log_add(t, x0, y0, x1, y1);
+    return 0;
+}
+
+/* Move the log into the spans x0[], x1[] (rows[0], rows[1]: their top and bottom,
+ * widened here) and empty it, in one step: nothing drawn meanwhile is lost. Returns
+ * whether anything moved. */
+int draw_log_take(draw_target *t, int32_t *x0, int32_t *x1, int32_t *rows)
+{
+    while (__atomic_exchange_n(&t->log_lock, 1, __ATOMIC_ACQUIRE))
+        sched_yield();
+    int top = t->log_top, bottom = t->log_bottom;
+    int32_t *a = t->log_x0, *b = t->log_x1;
+    for (int y = top; y < bottom; y++) {
+        if (a[y] < x0[y])
+            x0[y] = a[y];
+        if (b[y] > x1[y])
+            x1[y] = b[y];
+        a[y] = INT32_MAX;
+        b[y] = 0;
+    }
+    t->log_top = INT32_MAX;
+    t->log_bottom = 0;
+    __atomic_store_n(&t->log_lock, 0, __ATOMIC_RELEASE);
+    if (top >= bottom)
+        return 0;
+    if (top < rows[0])
+        rows[0] = top;
+    if (bottom > rows[1])
+        rows[1] = bottom;
+    return 1;
+}
+
+/* The fast paths draw with a copy of the target, so the colour and the bounding box are
+ * this call's own: threads drawing on one surface (C runs without the GIL) never draw in
+ * each other's colour or log each other's boxes. */
+static inline void draw_begin(draw_target *t, const draw_target *shared, uint32_t color)
+{
+    *t = *shared;
+    t->color = color;
+    t->bx0 = t->by0 = INT32_MAX;
+    t->bx1 = t->by1 = INT32_MIN;
+}
+
+static inline int draw_begin_rgb(draw_target *t, const draw_target *shared, double r, double g, double b)
 {
     if (!(r >= 0 && r <= 255 && g >= 0 && g <= 255 && b >= 0 && b <= 255))
         return -ERANGE; /* NaN too */
     int ir = (int)r, ig = (int)g, ib = (int)b;
     if (ir != r || ig != g || ib != b)
         return -ERANGE;
-    return color_pack_into(t->ink, ir, ig, ib, &t->color);
+    uint32_t color = 0;
+    color_pack_into(shared->ink, ir, ig, ib, &color);
+    draw_begin(t, shared, color);
+    return 0;
 }
 
-int draw_point_c(draw_target *t, uint32_t color, double x, double y)
+static inline int draw_end(draw_target *shared, const draw_target *t, int rc)
 {
-    t->color = color;
-    return draw_point(t, x, y);
+    if (rc >= 0 && shared->log_x0 && t->bx0 < t->bx1)
+        draw_log_add(shared, t->bx0, t->by0, t->bx1, t->by1);
+    return rc;
 }
 
-int draw_line_c(draw_target *t, uint32_t color, double x0, double y0, double x1, double y1)
+int draw_point_c(draw_target *s, uint32_t color, double x, double y)
 {
-    t->color = color;
-    return draw_line(t, x0, y0, x1, y1, 1);
+    draw_target t;
+    draw_begin(&t, s, color);
+    return draw_end(s, &t, draw_point(&t, x, y));
 }
 
-int draw_rect_c(draw_target *t, uint32_t color, double x0, double y0, double x1, double y1)
+int draw_line_c(draw_target *s, uint32_t color, double x0, double y0, double x1, double y1)
 {
-    t->color = color;
-    return draw_rect(t, x0, y0, x1, y1, 1, 1);
+    draw_target t;
+    draw_begin(&t, s, color);
+    return draw_end(s, &t, draw_line(&t, x0, y0, x1, y1, 1));
 }
 
-int draw_ellipse_c(draw_target *t, uint32_t color, double x0, double y0, double x1, double y1)
+int draw_rect_c(draw_target *s, uint32_t color, double x0, double y0, double x1, double y1)
 {
-    t->color = color;
-    return draw_ellipse(t, x0, y0, x1, y1, 1, 0);
+    draw_target t;
+    draw_begin(&t, s, color);
+    return draw_end(s, &t, draw_rect(&t, x0, y0, x1, y1, 1, 1));
 }
 
-int draw_point_rgb(draw_target *t, double r, double g, double b, double x, double y)
+int draw_ellipse_c(draw_target *s, uint32_t color, double x0, double y0, double x1, double y1)
 {
-    int rc = draw_rgb(t, r, g, b);
-    return rc < 0 ? rc : draw_point(t, x, y);
+    draw_target t;
+    draw_begin(&t, s, color);
+    return draw_end(s, &t, draw_ellipse(&t, x0, y0, x1, y1, 1, 0));
 }
 
-int draw_line_rgb(draw_target *t, double r, double g, double b, double x0, double y0, double x1, double y1)
+int draw_point_rgb(draw_target *s, double r, double g, double b, double x, double y)
 {
-    int rc = draw_rgb(t, r, g, b);
-    return rc < 0 ? rc : draw_line(t, x0, y0, x1, y1, 1);
+    draw_target t;
+    int rc = draw_begin_rgb(&t, s, r, g, b);
+    return rc < 0 ? rc : draw_end(s, &t, draw_point(&t, x, y));
 }
 
-int draw_rect_rgb(draw_target *t, double r, double g, double b, double x0, double y0, double x1, double y1)
+int draw_line_rgb(draw_target *s, double r, double g, double b, double x0, double y0, double x1, double y1)
 {
-    int rc = draw_rgb(t, r, g, b);
-    return rc < 0 ? rc : draw_rect(t, x0, y0, x1, y1, 1, 1);
+    draw_target t;
+    int rc = draw_begin_rgb(&t, s, r, g, b);
+    return rc < 0 ? rc : draw_end(s, &t, draw_line(&t, x0, y0, x1, y1, 1));
 }
 
-int draw_ellipse_rgb(draw_target *t, double r, double g, double b, double x0, double y0, double x1, double y1)
+int draw_rect_rgb(draw_target *s, double r, double g, double b, double x0, double y0, double x1, double y1)
 {
-    int rc = draw_rgb(t, r, g, b);
-    return rc < 0 ? rc : draw_ellipse(t, x0, y0, x1, y1, 1, 0);
+    draw_target t;
+    int rc = draw_begin_rgb(&t, s, r, g, b);
+    return rc < 0 ? rc : draw_end(s, &t, draw_rect(&t, x0, y0, x1, y1, 1, 1));
+}
+
+int draw_ellipse_rgb(draw_target *s, double r, double g, double b, double x0, double y0, double x1, double y1)
+{
+    draw_target t;
+    int rc = draw_begin_rgb(&t, s, r, g, b);
+    return rc < 0 ? rc : draw_end(s, &t, draw_ellipse(&t, x0, y0, x1, y1, 1, 0));
 }
 
 #pragma GCC pop_options
