@@ -18,6 +18,11 @@ Two kinds of workload:
 * "16 colours": the older workloads whose colours repeat every 16 calls, kept to show
   that the fresh-colour path did not cost the repeated one anything.
 
+The "(batch)" rows draw the same work with one call (``Surface.lines`` and friends), and
+the "(Screen frame)" rows draw it on the frame of a copy-mode Screen over a ``virtual:``
+framebuffer, whose surface keeps track of what changed for the flip. The time of that
+flip (after 1000 lines: nearly every row changed) is printed after the table.
+
 The machine's memcpy of a 800x480 XRGB8888 frame is printed first: absolute times
 differ between machines, ratios much less.
 """
@@ -150,6 +155,35 @@ def batch_ops(s: fbgfx.Surface, w: dict[str, dict[str, Any]]) -> dict[str, tuple
     return out
 
 
+def screen_ops(screen: fbgfx.Screen, font: Any, w: dict[str, dict[str, Any]]) -> dict[str, tuple[str, Op]]:
+    """The own-colour workloads drawn on a Screen's frame, which is what programs draw
+    on: the frame's surface keeps track of what each call changed for the next flip."""
+    return {
+        name + " (Screen frame)": (name, ops(screen.surface, font, w[name]))
+        for name in ("1000 lines, own colour", "1000 rects 1..64, own colour", "480 gradient rows")
+    }
+
+
+def flip_ms(screen: fbgfx.Screen, lines: list[tuple[Any, Any]], repeat: int) -> tuple[float, float]:
+    """Median time of drawing ``lines`` on the screen's frame, and of that plus the flip
+    that shows it (the changed rows copied to the framebuffer and to the RAM copy of the
+    shown frame that ``discard()`` goes back to), in ms."""
+    s = screen.surface
+
+    def draw() -> None:
+        for xy, c in lines:
+            s.line(xy, fill=c)
+
+    def frame() -> None:
+        draw()
+        screen.flip()
+
+    frame()
+    t_draw = statistics.median(_time(draw) for _ in range(repeat))
+    t_frame = statistics.median(_time(frame) for _ in range(repeat))
+    return t_draw * 1e3, t_frame * 1e3
+
+
 def _time(fn: Callable[[], Any]) -> float:
     t0 = time.perf_counter()
     fn()
@@ -187,10 +221,9 @@ def main(argv: Any = None) -> None:
     font = ImageFont.load_default()
     im = Image.new("RGB", (W, H))
     d = ImageDraw.Draw(im)
-    print(
-        f"machine: memcpy of a {W}x{H} XRGB8888 frame {memcpy_ms(W, H):.3f} ms; "
-        f"1920x1080: {memcpy_ms(1920, 1080):.3f} ms"
-    )
+    memcpy = memcpy_ms(W, H)
+    flips: dict[str, tuple[float, float]] = {}
+    print(f"machine: memcpy of a {W}x{H} XRGB8888 frame {memcpy:.3f} ms; 1920x1080: {memcpy_ms(1920, 1080):.3f} ms")
     print(
         f"fbgfx.Surface vs Pillow ImageDraw on {W}x{H}, median of {args.repeat} interleaved runs "
         "(ratio = fbgfx / Pillow)"
@@ -200,11 +233,20 @@ def main(argv: Any = None) -> None:
         s = fbgfx.Surface(W, H, fmt)
         rows: list[tuple[str, Op, Op]] = [(name, ops(d, font, work), ops(s, font, work)) for name, work in w.items()]
         rows += [(label, ops(d, font, w[name]), op) for label, (name, op) in batch_ops(s, w).items()]
-        for label, base, op in rows:
-            if args.only not in label:
-                continue
-            tp, tf, ratio = _compare(base, op, args.repeat)
-            print(f"{label:<44}{fmt:<10}{tp * 1e3:>10.2f}{tf * 1e3:>10.2f}{ratio:>8.2f}")
+        with fbgfx.open(f"virtual:{W}x{H}:{fmt}:pan=0") as fb, fb.screen("copy") as screen:
+            rows += [(label, ops(d, font, w[name]), op) for label, (name, op) in screen_ops(screen, font, w).items()]
+            for label, base, op in rows:
+                if args.only not in label:
+                    continue
+                tp, tf, ratio = _compare(base, op, args.repeat)
+                print(f"{label:<44}{fmt:<10}{tp * 1e3:>10.2f}{tf * 1e3:>10.2f}{ratio:>8.2f}")
+            if not args.only:
+                flips[fmt] = flip_ms(screen, w["1000 lines, own colour"]["calls"][0], args.repeat)
+    for fmt, (t_draw, t_frame) in flips.items():
+        print(
+            f"Screen frame of 1000 lines + flip, {fmt}: {t_frame:.2f} ms (drawing {t_draw:.2f} ms, "
+            f"flip {t_frame - t_draw:.2f} ms = {(t_frame - t_draw) / memcpy:.1f}x memcpy of a {W}x{H} XRGB8888 frame)"
+        )
     if not args.only:
         blit_table(args.repeat)
 

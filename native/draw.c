@@ -1340,11 +1340,9 @@ static void draw_log_add(draw_target *t, int x0, int y0, int x1, int y1)
     while (__atomic_exchange_n(&t->log_lock, 1, __ATOMIC_ACQUIRE))
         sched_yield();
     int32_t *a = t->log_x0, *b = t->log_x1;
-    for (int y = y0; y < y1; y++) {
-        if (x0 < a[y])
-            a[y] = x0;
-        if (x1 > b[y])
-            b[y] = x1;
+    for (int y = y0; y < y1; y++) { /* stores without branches: the loop vectorises */
+        a[y] = a[y] < x0 ? a[y] : x0;
+        b[y] = b[y] > x1 ? b[y] : x1;
     }
     if (y0 < t->log_top)
         t->log_top = y0;
@@ -1371,10 +1369,8 @@ int draw_log_take(draw_target *t, int32_t *x0, int32_t *x1, int32_t *rows)
     int top = t->log_top, bottom = t->log_bottom;
     int32_t *a = t->log_x0, *b = t->log_x1;
     for (int y = top; y < bottom; y++) {
-        if (a[y] < x0[y])
-            x0[y] = a[y];
-        if (b[y] > x1[y])
-            x1[y] = b[y];
+        x0[y] = a[y] < x0[y] ? a[y] : x0[y];
+        x1[y] = b[y] > x1[y] ? b[y] : x1[y];
         a[y] = INT32_MAX;
         b[y] = 0;
     }
