@@ -1335,10 +1335,20 @@ FBGFX_HOT int draw_mask(draw_target *t, const uint8_t *mask, ptrdiff_t mstride, 
 
 /* -- the log of what was drawn ---------------------------------------------------------- */
 
-static void draw_log_add(draw_target *t, int x0, int y0, int x1, int y1)
+static inline void draw_log_lock(draw_target *t)
 {
     while (__atomic_exchange_n(&t->log_lock, 1, __ATOMIC_ACQUIRE))
         sched_yield();
+}
+
+static inline void draw_log_unlock(draw_target *t)
+{
+    __atomic_store_n(&t->log_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Widen the log by [x0, x1) x [y0, y1); the caller holds the lock. */
+FBGFX_HOT static void draw_log_add(draw_target *t, int x0, int y0, int x1, int y1)
+{
     int32_t *a = t->log_x0, *b = t->log_x1;
     for (int y = y0; y < y1; y++) { /* stores without branches: the loop vectorises */
         a[y] = a[y] < x0 ? a[y] : x0;
@@ -1348,24 +1358,25 @@ static void draw_log_add(draw_target *t, int x0, int y0, int x1, int y1)
         t->log_top = y0;
     if (y1 > t->log_bottom)
         t->log_bottom = y1;
-    __atomic_store_n(&t->log_lock, 0, __ATOMIC_RELEASE);
 }
 
 /* Log [x0, x1) x [y0, y1) (inside the surface) for the slow paths drawn from Python. */
 int draw_log(draw_target *t, int x0, int y0, int x1, int y1)
 {
-    if (t->log_x0 && x0 < x1 && y0 < y1)
+    if (t->log_x0 && x0 < x1 && y0 < y1) {
+        draw_log_lock(t);
         draw_log_add(t, x0, y0, x1, y1);
+        draw_log_unlock(t);
+    }
     return 0;
 }
 
 /* Move the log into the spans x0[], x1[] (rows[0], rows[1]: their top and bottom,
  * widened here) and empty it, in one step: nothing drawn meanwhile is lost. Returns
  * whether anything moved. */
-int draw_log_take(draw_target *t, int32_t *x0, int32_t *x1, int32_t *rows)
+FBGFX_HOT int draw_log_take(draw_target *t, int32_t *x0, int32_t *x1, int32_t *rows)
 {
-    while (__atomic_exchange_n(&t->log_lock, 1, __ATOMIC_ACQUIRE))
-        sched_yield();
+    draw_log_lock(t);
     int top = t->log_top, bottom = t->log_bottom;
     int32_t *a = t->log_x0, *b = t->log_x1;
     for (int y = top; y < bottom; y++) {
@@ -1376,7 +1387,7 @@ int draw_log_take(draw_target *t, int32_t *x0, int32_t *x1, int32_t *rows)
     }
     t->log_top = INT32_MAX;
     t->log_bottom = 0;
-    __atomic_store_n(&t->log_lock, 0, __ATOMIC_RELEASE);
+    draw_log_unlock(t);
     if (top >= bottom)
         return 0;
     if (top < rows[0])
@@ -1388,16 +1399,21 @@ int draw_log_take(draw_target *t, int32_t *x0, int32_t *x1, int32_t *rows)
 
 /* The fast paths draw with a copy of the target, so the colour and the bounding box are
  * this call's own: threads drawing on one surface (C runs without the GIL) never draw in
- * each other's colour or log each other's boxes. */
-static inline void draw_begin(draw_target *t, const draw_target *shared, uint32_t color)
+ * each other's colour. Where a log is kept, the call holds its lock from before the first
+ * pixel to the logged box: taking the lock is a full memory barrier, which costs little
+ * before the stores and waits for all of them after; and a Screen taking the log then
+ * never sees a shape half drawn. */
+static inline void draw_begin(draw_target *t, draw_target *shared, uint32_t color)
 {
+    if (shared->log_x0)
+        draw_log_lock(shared);
     *t = *shared;
     t->color = color;
     t->bx0 = t->by0 = INT32_MAX;
     t->bx1 = t->by1 = INT32_MIN;
 }
 
-static inline int draw_begin_rgb(draw_target *t, const draw_target *shared, double r, double g, double b)
+static inline int draw_begin_rgb(draw_target *t, draw_target *shared, double r, double g, double b)
 {
     if (!(r >= 0 && r <= 255 && g >= 0 && g <= 255 && b >= 0 && b <= 255))
         return -ERANGE; /* NaN too */
@@ -1412,8 +1428,11 @@ static inline int draw_begin_rgb(draw_target *t, const draw_target *shared, doub
 
 static inline int draw_end(draw_target *shared, const draw_target *t, int rc)
 {
-    if (rc >= 0 && shared->log_x0 && t->bx0 < t->bx1)
-        draw_log_add(shared, t->bx0, t->by0, t->bx1, t->by1);
+    if (shared->log_x0) {
+        if (rc >= 0 && t->bx0 < t->bx1)
+            draw_log_add(shared, t->bx0, t->by0, t->bx1, t->by1);
+        draw_log_unlock(shared);
+    }
     return rc;
 }
 
