@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import numbers
 import os
 import warnings
@@ -458,9 +459,13 @@ class _InRam(_Back):
         self.shadow = np.empty(self.format.array_shape(self.height, self.width), self.format.dtype)
         convert.fill(self.shadow, background)
         self.current = Region(self.width, self.height)  # drawn since the last flip
-        self._taken = Region(self.width, self.height)  # scratch for _sync
         self._surface = Surface.wrap(self.shadow, self.format, palette=self.palette)
         self._surface._start_log()
+        self._taken = Region(self.width, self.height)  # what _sync took from the log
+        rows = np.zeros(6, np.int32)
+        self._take = functools.partial(
+            self._taken.absorb, self._surface._log_taker(self._taken.x0, self._taken.x1, rows), rows
+        )
         self.stale = False  # the back buffer lags behind a present()ed picture
 
     @property
@@ -477,7 +482,7 @@ class _InRam(_Back):
         """Take what the Surface drew since the last look into this frame's regions."""
         if self._surface._log_pending():
             self._taken.clear()
-            self._taken.absorb(self._surface._take_log)
+            self._take()
             self._add(self._taken)
 
     def _add(self, region: Region) -> None:

@@ -310,7 +310,7 @@ class Surface:
     # at each flip, and the one-call fast paths stay in use.
 
     def _start_log(self) -> None:
-        """Log what every drawing call changes from now on, for :meth:`_take_log`."""
+        """Log what every drawing call changes from now on, for :meth:`_log_taker`."""
         n = max(self.height, 1)
         # C writes these: they live as long as the surface (its draw target points at them)
         self._log = (np.full(n, _INT32_MAX, np.int32), np.zeros(n, np.int32))
@@ -321,23 +321,29 @@ class Surface:
         self._listeners_changed()
 
     def _log_pending(self) -> bool:
-        """Whether anything was logged since the last :meth:`_take_log`."""
+        """Whether anything was logged since the log was last taken."""
         t = self._t
         return bool(t.log_top < t.log_bottom)
 
-    def _take_log(self, x0: np.ndarray, x1: np.ndarray, rows: np.ndarray) -> bool:
-        """Widen the spans ``x0``/``x1`` (int32, one per row; ``rows``: int32 [top,
-        bottom) they hold, widened too) by everything logged, and empty the log, in one
-        step (a thread drawing meanwhile loses nothing). Returns whether anything moved."""
+    def _log_taker(self, x0: np.ndarray, x1: np.ndarray, rows: np.ndarray) -> Callable[[bool], int]:
+        """``take(spans)``: take everything logged and empty the log, in one step (a
+        thread drawing meanwhile loses nothing), into these arrays, checked once here and
+        kept alive by ``take``. As ``native/draw.c`` ``draw_log_take``: 2 with the one
+        rectangle in ``rows[2:6]``, 1 with the spans added to ``x0``/``x1`` (int32, a span
+        per row; ``rows[0:2]`` their [top, bottom), widened), -1 (nothing taken) when
+        spans are needed and ``spans`` is False, 0 when nothing was logged."""
         for a in (x0, x1, rows):
             if a.dtype != np.int32 or not a.flags.c_contiguous or not a.flags.writeable:
-                raise ValueError("_take_log needs writable contiguous int32 arrays")
-        if len(x0) < self.height or len(x1) < self.height or len(rows) != 2:
-            raise ValueError("_take_log needs a span per row and [top, bottom)")
-        i32 = "int32_t[]"
-        return bool(
-            lib.draw_log_take(self._t, ffi.from_buffer(i32, x0), ffi.from_buffer(i32, x1), ffi.from_buffer(i32, rows))
-        )
+                raise ValueError("a log taker needs writable contiguous int32 arrays")
+        if len(x0) < self.height or len(x1) < self.height or len(rows) != 6:
+            raise ValueError("a log taker needs a span per row and six ints of rows")
+        t, fn, i32 = self._t, lib.draw_log_take, "int32_t[]"
+        x0p, x1p, rp = ffi.from_buffer(i32, x0), ffi.from_buffer(i32, x1), ffi.from_buffer(i32, rows)
+
+        def take(spans: bool) -> int:
+            return int(fn(t, x0p, x1p, rp, spans))
+
+        return take
 
     def _set_hook(self, fn: Callable[[int, int, int, int], None] | None) -> None:
         """An internal ``on_draw`` (a Screen catching up after present()); users keep

@@ -53,6 +53,10 @@ typedef struct {
     int32_t *log_x0, *log_x1;
     int log_top, log_bottom;
     int log_lock;
+    /* while log_simple, the log is exactly the rectangle log_box (x0, y0, x1, y1): the
+     * Screen keeps it as one rectangle (Region.box) rather than per-row spans */
+    int log_simple;
+    int log_box[4];
 } draw_target;
 
 /* -- spans -------------------------------------------------------------------------- */
@@ -1349,6 +1353,16 @@ static inline void draw_log_unlock(draw_target *t)
 /* Widen the log by [x0, x1) x [y0, y1); the caller holds the lock. */
 FBGFX_HOT static void draw_log_add(draw_target *t, int x0, int y0, int x1, int y1)
 {
+    int *r = t->log_box;
+    if (t->log_top >= t->log_bottom) {
+        t->log_simple = 1;
+        r[0] = x0, r[1] = y0, r[2] = x1, r[3] = y1;
+    } else if (t->log_simple && !(x0 >= r[0] && y0 >= r[1] && x1 <= r[2] && y1 <= r[3])) {
+        if (x0 <= r[0] && y0 <= r[1] && x1 >= r[2] && y1 >= r[3])
+            r[0] = x0, r[1] = y0, r[2] = x1, r[3] = y1; /* around the rectangle: the new one */
+        else
+            t->log_simple = 0;
+    }
     int32_t *a = t->log_x0, *b = t->log_x1;
     for (int y = y0; y < y1; y++) { /* stores without branches: the loop vectorises */
         a[y] = a[y] < x0 ? a[y] : x0;
@@ -1371,30 +1385,46 @@ int draw_log(draw_target *t, int x0, int y0, int x1, int y1)
     return 0;
 }
 
-/* Move the log into the spans x0[], x1[] (rows[0], rows[1]: their top and bottom,
- * widened here) and empty it, in one step: nothing drawn meanwhile is lost. Returns
- * whether anything moved. */
-FBGFX_HOT int draw_log_take(draw_target *t, int32_t *x0, int32_t *x1, int32_t *rows)
+/* Take the log and empty it, in one step (nothing drawn meanwhile is lost). A log that
+ * is one rectangle comes back in rows[2..5] (x0, y0, x1, y1), returning 2; otherwise its
+ * spans widen x0[], x1[] (rows[0], rows[1]: their top and bottom, widened too), returning
+ * 1, or -1 without taking anything when `spans` is 0 (the caller's spans are not ready).
+ * 0: the log was empty. */
+FBGFX_HOT int draw_log_take(draw_target *t, int32_t *x0, int32_t *x1, int32_t *rows, int spans)
 {
     draw_log_lock(t);
-    int top = t->log_top, bottom = t->log_bottom;
-    int32_t *a = t->log_x0, *b = t->log_x1;
-    for (int y = top; y < bottom; y++) {
-        x0[y] = a[y] < x0[y] ? a[y] : x0[y];
-        x1[y] = b[y] > x1[y] ? b[y] : x1[y];
-        a[y] = INT32_MAX;
-        b[y] = 0;
-    }
-    t->log_top = INT32_MAX;
-    t->log_bottom = 0;
-    draw_log_unlock(t);
+    int top = t->log_top, bottom = t->log_bottom, rc = 1;
     if (top >= bottom)
-        return 0;
-    if (top < rows[0])
-        rows[0] = top;
-    if (bottom > rows[1])
-        rows[1] = bottom;
-    return 1;
+        rc = 0;
+    else if (t->log_simple)
+        rc = 2;
+    else if (!spans)
+        rc = -1;
+    if (rc == 2)
+        for (int i = 0; i < 4; i++)
+            rows[2 + i] = t->log_box[i];
+    int32_t *a = t->log_x0, *b = t->log_x1;
+    if (rc == 1)
+        for (int y = top; y < bottom; y++) {
+            x0[y] = a[y] < x0[y] ? a[y] : x0[y];
+            x1[y] = b[y] > x1[y] ? b[y] : x1[y];
+        }
+    if (rc > 0) {
+        for (int y = top; y < bottom; y++) {
+            a[y] = INT32_MAX;
+            b[y] = 0;
+        }
+        t->log_top = INT32_MAX;
+        t->log_bottom = 0;
+    }
+    draw_log_unlock(t);
+    if (rc == 1) {
+        if (top < rows[0])
+            rows[0] = top;
+        if (bottom > rows[1])
+            rows[1] = bottom;
+    }
+    return rc;
 }
 
 /* The fast paths draw with a copy of the target, so the colour and the bounding box are
