@@ -100,19 +100,15 @@ class Region:
         np.maximum(self.x1[t:b], other.x1[t:b], out=self.x1[t:b])
         self.top, self.bottom = min(self.top, t), max(self.bottom, b)
 
-    def absorb(self, take: Callable[[bool], int], rows: np.ndarray) -> None:
-        """Add what ``take(spans)`` gives: a Surface's log of what was drawn
-        (``Surface._log_taker`` made for this region's arrays and ``rows``), either one
-        rectangle (kept as one) or spans added to the arrays, which then must hold the
-        region (``spans``)."""
-        rows[0], rows[1] = self.top, self.bottom
-        got = take(self.box is None)
-        if got == -1:  # spans are coming: the rectangle moves into the arrays first
+    def absorb(self, take: Callable[[], int], rows: np.ndarray) -> None:
+        """Add what ``take()`` gives: a Surface's log of what was drawn
+        (``Surface._log_taker``, made for this region's arrays and ``rows``), either one
+        rectangle, kept as one, or spans added to the arrays."""
+        if self.box is not None:  # the arrays must hold the whole region
             box, self.box = self.box, None
-            assert box is not None
             self._spans(*box)
-            rows[0], rows[1] = self.top, self.bottom
-            got = take(True)
+        rows[0], rows[1] = self.top, self.bottom
+        got = take()
         if got == 2:
             x0, y0, x1, y1 = rows[2:].tolist()
             self.add(x0, y0, x1, y1)

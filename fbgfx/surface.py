@@ -325,13 +325,12 @@ class Surface:
         t = self._t
         return bool(t.log_top < t.log_bottom)
 
-    def _log_taker(self, x0: np.ndarray, x1: np.ndarray, rows: np.ndarray) -> Callable[[bool], int]:
-        """``take(spans)``: take everything logged and empty the log, in one step (a
-        thread drawing meanwhile loses nothing), into these arrays, checked once here and
-        kept alive by ``take``. As ``native/draw.c`` ``draw_log_take``: 2 with the one
+    def _log_taker(self, x0: np.ndarray, x1: np.ndarray, rows: np.ndarray) -> Callable[[], int]:
+        """``take()``: take everything logged and empty the log, in one step (a thread
+        drawing meanwhile loses nothing), into these arrays, checked once here and kept
+        alive by ``take``. As ``native/draw.c`` ``draw_log_take``: 2 with the one
         rectangle in ``rows[2:6]``, 1 with the spans added to ``x0``/``x1`` (int32, a span
-        per row; ``rows[0:2]`` their [top, bottom), widened), -1 (nothing taken) when
-        spans are needed and ``spans`` is False, 0 when nothing was logged."""
+        per row; ``rows[0:2]`` their [top, bottom), widened), 0 when nothing was logged."""
         for a in (x0, x1, rows):
             if a.dtype != np.int32 or not a.flags.c_contiguous or not a.flags.writeable:
                 raise ValueError("a log taker needs writable contiguous int32 arrays")
@@ -340,8 +339,8 @@ class Surface:
         t, fn, i32 = self._t, lib.draw_log_take, "int32_t[]"
         x0p, x1p, rp = ffi.from_buffer(i32, x0), ffi.from_buffer(i32, x1), ffi.from_buffer(i32, rows)
 
-        def take(spans: bool) -> int:
-            return int(fn(t, x0p, x1p, rp, spans))
+        def take() -> int:
+            return int(fn(t, x0p, x1p, rp))
 
         return take
 

@@ -1388,9 +1388,8 @@ int draw_log(draw_target *t, int x0, int y0, int x1, int y1)
 /* Take the log and empty it, in one step (nothing drawn meanwhile is lost). A log that
  * is one rectangle comes back in rows[2..5] (x0, y0, x1, y1), returning 2; otherwise its
  * spans widen x0[], x1[] (rows[0], rows[1]: their top and bottom, widened too), returning
- * 1, or -1 without taking anything when `spans` is 0 (the caller's spans are not ready).
- * 0: the log was empty. */
-FBGFX_HOT int draw_log_take(draw_target *t, int32_t *x0, int32_t *x1, int32_t *rows, int spans)
+ * 1. 0: the log was empty. */
+FBGFX_HOT int draw_log_take(draw_target *t, int32_t *x0, int32_t *x1, int32_t *rows)
 {
     draw_log_lock(t);
     int top = t->log_top, bottom = t->log_bottom, rc = 1;
@@ -1398,8 +1397,6 @@ FBGFX_HOT int draw_log_take(draw_target *t, int32_t *x0, int32_t *x1, int32_t *r
         rc = 0;
     else if (t->log_simple)
         rc = 2;
-    else if (!spans)
-        rc = -1;
     if (rc == 2)
         for (int i = 0; i < 4; i++)
             rows[2 + i] = t->log_box[i];

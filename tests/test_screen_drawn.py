@@ -146,3 +146,30 @@ def test_threads_drawing_on_one_frame_never_mix_colours_or_lose_changes(open_vir
         for k in range(4):
             assert (red[40 * k : 40 * k + 40] == 40 + 50 * k).all(), k
         assert (fb.pixels == s.array).all()
+
+
+@pytest.mark.parametrize(
+    "boxes, runs",
+    [
+        ([], []),
+        ([(2, 3, 9, 7)], [(3, 8, 2, 10)]),
+        ([(2, 3, 9, 7), (4, 4, 5, 5)], [(3, 8, 2, 10)]),  # inside: still one rectangle
+        ([(4, 4, 5, 5), (2, 3, 9, 7)], [(3, 8, 2, 10)]),  # around: the new one
+        ([(0, 0, 1, 1), (20, 10, 21, 11)], [(0, 2, 0, 2), (10, 12, 20, 22)]),  # apart: spans
+        ([(0, 0, 3, 3), (2, 2, 5, 5)], [(0, 2, 0, 4), (2, 4, 0, 6), (4, 6, 2, 6)]),  # overlapping
+    ],
+)
+def test_the_log_gives_the_region_what_was_drawn(boxes, runs):
+    """What a logging surface drew comes out of its log as the Screen's Region holds it:
+    one rectangle while the drawings nest, row spans otherwise; the log is then empty."""
+    from fbgfx._region import Region
+
+    s = fbgfx.Surface(32, 16, "RGB565")
+    s._start_log()
+    for x0, y0, x1, y1 in boxes:
+        s.rectangle((x0, y0, x1, y1), fill=(255, 255, 255))
+    region, rows = Region(32, 16), np.zeros(6, np.int32)
+    region.absorb(s._log_taker(region.x0, region.x1, rows), rows)
+    assert region.runs() == runs
+    assert (region.box is not None) == (len(runs) == 1)
+    assert not s._log_pending()
