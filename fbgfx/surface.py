@@ -9,8 +9,11 @@ on palette formats the nearest palette entry is used.
 
 from __future__ import annotations
 
+import decimal
 import errno
+import fractions
 import math
+import numbers
 from collections.abc import Sequence
 from typing import Any, Callable, NoReturn, Optional, Union
 
@@ -79,6 +82,13 @@ _INT32_MAX = 2**31 - 1
 # What makes a fast path give up and take the slow one, which accepts or refuses the
 # call properly: a colour or coordinates of another form, or out of range.
 _MISS = (LookupError, TypeError, ValueError, OverflowError)
+# Channel types the *_rgb calls may take: cffi turns anything with __float__ or
+# __index__ into a double (a 0-d array, NumPy complex without its imaginary part), but
+# parse_color takes only real numbers; other types go the slow path, which decides.
+_CHANNEL = frozenset(
+    {int, float, bool, fractions.Fraction, decimal.Decimal, np.bool_}
+    | {t for t in np.sctypeDict.values() if isinstance(t, type) and issubclass(t, numbers.Real)}
+)
 
 
 def _ptr(a: Any) -> Any:
@@ -380,10 +390,12 @@ class Surface:
             t.bx0 = t.by0 = BIG
             t.bx1 = t.by1 = -BIG
             rc = fn(t, *args)
-            if rc < 0:
-                _fail(rc, fn)
+            # reported even when a later item of a batch is refused: what was drawn
+            # before it is in the pixels, and a Screen must show it
             if t.bx0 < t.bx1:
                 self._notify(t.bx0, t.by0, t.bx1, t.by1)
+            if rc < 0:
+                _fail(rc, fn)
         elif mode == BLEND:
             mask, box = self._coverage(fn, *args)
             if box is not None:
@@ -467,7 +479,9 @@ class Surface:
                 x, y = xy
                 if type(fill) is tuple:
                     r, g, b = fill
-                    if _draw_point_rgb(self._t, r, g, b, x, y) >= 0:
+                    if (
+                        type(r) is type(g) is type(b) is int or {type(r), type(g), type(b)} <= _CHANNEL
+                    ) and _draw_point_rgb(self._t, r, g, b, x, y) >= 0:
                         return
                 elif _draw_point_c(self._t, self._fast[type(fill)][fill], x, y) >= 0:
                     return
@@ -498,7 +512,9 @@ class Surface:
                 x0, y0, x1, y1 = xy
                 if type(fill) is tuple:
                     r, g, b = fill
-                    if _draw_line_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
+                    if (
+                        type(r) is type(g) is type(b) is int or {type(r), type(g), type(b)} <= _CHANNEL
+                    ) and _draw_line_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
                         return
                 elif _draw_line_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
                     return
@@ -590,7 +606,9 @@ class Surface:
                 x0, y0, x1, y1 = xy
                 if type(fill) is tuple:
                     r, g, b = fill
-                    if _draw_rect_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
+                    if (
+                        type(r) is type(g) is type(b) is int or {type(r), type(g), type(b)} <= _CHANNEL
+                    ) and _draw_rect_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
                         return
                 elif _draw_rect_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
                     return
@@ -710,7 +728,9 @@ class Surface:
                 x0, y0, x1, y1 = xy
                 if type(fill) is tuple:
                     r, g, b = fill
-                    if _draw_ellipse_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
+                    if (
+                        type(r) is type(g) is type(b) is int or {type(r), type(g), type(b)} <= _CHANNEL
+                    ) and _draw_ellipse_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
                         return
                 elif _draw_ellipse_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
                     return
@@ -748,7 +768,9 @@ class Surface:
                 x0, y0, x1, y1 = x - radius, y - radius, x + radius, y + radius
                 if type(fill) is tuple:
                     r, g, b = fill
-                    if _draw_ellipse_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
+                    if (
+                        type(r) is type(g) is type(b) is int or {type(r), type(g), type(b)} <= _CHANNEL
+                    ) and _draw_ellipse_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
                         return
                 elif _draw_ellipse_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
                     return
