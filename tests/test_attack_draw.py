@@ -5,6 +5,8 @@ screens."""
 
 from __future__ import annotations
 
+import decimal
+import fractions
 import gc
 import threading
 import warnings
@@ -84,6 +86,50 @@ def test_channels_that_are_not_real_numbers_act_as_resolve_says(name: str, prim:
     ref = fbgfx.Surface(6, 6, name)
     ref.point((2, 2), fill=want[1])
     assert (s.array[2, 2] == ref.array[2, 2]).all()
+
+
+_ODD_BUT_WHOLE = [
+    (np.float16(255), fractions.Fraction(510, 2), decimal.Decimal("7")),
+    (np.uint64(3), True, -0.0),
+    (np.float32(128.0), np.int8(127), np.bool_(True)),
+    (np.longdouble(200), 1e-400, decimal.Decimal("1e-400")),  # 0 as float() gives them
+    (np.int64(254), 253.0, fractions.Fraction(1, 10**400)),
+]
+_NOT_WHOLE = [
+    (np.float16(0.5), 0, 0),
+    (0, 5e-324, 0),  # the smallest subnormal is not 0
+    (0, 0, np.float32("inf")),
+    (2**64, 0, 0),
+    (10**400, 0, 0),  # float() overflows: OverflowError, as resolve() says
+    (decimal.Decimal("NaN"), 0, 0),
+    (decimal.Decimal("sNaN"), 0, 0),
+    (0, 0, -1e-300),
+]
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+def test_odd_whole_channels_draw_pack_color_and_others_raise_resolves_error(name: str) -> None:
+    """Channels of every real type equal to a whole number 0..255 (float16, Fraction,
+    Decimal, uint64, bool, -0.0, values float() makes 0) draw PixelFormat.pack_color's
+    value through every one-call primitive; channels that are not (subnormals, inf,
+    2**64, NaN, 10**400) raise exactly resolve()'s error and leave the pixels alone."""
+    fmt = FORMATS[name]
+    for colour in _ODD_BUT_WHOLE:
+        want = fmt.pack_color(tuple(int(float(c)) for c in colour) + (255,))
+        for prim, draw in PRIMITIVES.items():
+            s = fbgfx.Surface(6, 6, name)
+            draw(s, colour)
+            ref = fbgfx.Surface(6, 6, name)
+            ref.point((2, 2), fill=want)
+            assert (s.array[2, 2] == ref.array[2, 2]).all(), (prim, colour)
+    for colour in _NOT_WHOLE:
+        want = _outcome(lambda: resolve(colour, fmt))
+        assert want[0] != "ok"
+        for prim, draw in PRIMITIVES.items():
+            s = fbgfx.Surface(6, 6, name)
+            before = s.array.copy()
+            assert _outcome(lambda: draw(s, colour)) == want, (prim, colour)
+            assert (s.array == before).all()
 
 
 @pytest.mark.parametrize(
