@@ -365,11 +365,12 @@ class Surface:
             lib.draw_log(self._t, x0, y0, x1, y1)
         if self._hook is not None:
             self._hook(x0, y0, x1, y1)
-        if self._on_draw is not None:
-            self._on_draw(x0, y0, x1, y1)
         if self._parent is not None:
+            # the parent (a Screen's frame) hears first: a user's on_draw may raise
             ox, oy = self._offset
             self._parent._notify(x0 + ox, y0 + oy, x1 + ox, y1 + oy)
+        if self._on_draw is not None:
+            self._on_draw(x0, y0, x1, y1)
 
     def _own_target(self) -> Any:
         """A copy of the draw target for one call: C draws without the GIL, so threads

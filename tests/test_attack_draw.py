@@ -394,3 +394,31 @@ def test_screens_and_surfaces_come_and_go_while_kept_surfaces_draw(open_virtual:
             k.polygon([(6, 6), (11, 6), (6, 11)], fill=(4, 5, 6))
     for k in kept:
         assert (k.array[1:4, 1:4] == 0x010203).all()
+
+
+@pytest.mark.parametrize("stale", [False, True])
+def test_a_subsurfaces_on_draw_raising_still_lets_the_screen_show_the_drawing(stale: bool, open_virtual: Any) -> None:
+    """A user's on_draw on a subsurface of a Screen's frame raises: the drawing call
+    raises that error, yet the Screen heard of the pixels (also right after present()),
+    so the next flip shows exactly the back buffer."""
+    fb = open_virtual("32x24:RGB565:pan=0")
+    with fb.screen("copy") as screen:
+        s = screen.surface
+        sub = s.subsurface((4, 4, 28, 20))
+        if stale:
+            screen.present(np.full((24, 32, 3), 60, np.uint8))
+
+        def refuse(*box: int) -> None:
+            raise RuntimeError("on_draw refuses")
+
+        sub.on_draw = refuse
+        for draw in (
+            lambda: sub.line((0, 0, 20, 10), fill=(255, 0, 0)),
+            lambda: sub.rectangle((2, 2, 6, 6), fill="white", outline=(0, 0, 255)),
+            lambda: sub.text((1, 1), "x", fill=(0, 255, 0)),
+        ):
+            with pytest.raises(RuntimeError, match="refuses"):
+                draw()
+        back = s.array.copy()
+        screen.flip()
+        assert (fb.pixels == back).all()
