@@ -566,7 +566,9 @@ class _KeepBack(_InRam):
         self.current.clear()
 
     def _presented(self, rgb: np.ndarray) -> None:
-        self.stale, self._source = True, rgb
+        # the picture first: once stale, a drawing call (another thread's) catches up with it
+        self._source = rgb
+        self.stale = True
 
     def _caught_up(self) -> None:
         self.stale, self._source = False, None

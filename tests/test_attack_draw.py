@@ -422,3 +422,33 @@ def test_a_subsurfaces_on_draw_raising_still_lets_the_screen_show_the_drawing(st
         back = s.array.copy()
         screen.flip()
         assert (fb.pixels == back).all()
+
+
+@pytest.mark.parametrize("clear", [False, True])
+def test_a_drawing_call_landing_while_present_marks_the_frame_stale(clear: bool, open_virtual: Any) -> None:
+    """Another thread's drawing call that runs just as present() makes the back buffer
+    stale (its hook is in place, the rest not yet) catches up with the picture instead
+    of failing, and the next flips show the drawing on the picture (on a blank frame
+    with ``clear``), then that again (a blank frame with ``clear``)."""
+    fb = open_virtual("32x24:XRGB8888:pan=0")
+    with fb.screen("copy", clear=clear) as screen:
+        s = screen.surface
+        set_hook = s._set_hook
+
+        def set_hook_then_draw(fn: Any) -> None:
+            set_hook(fn)
+            if fn is not None:  # the other thread draws right here
+                s.rectangle((2, 2, 9, 9), fill=(1, 2, 3), outline=(4, 5, 6))
+
+        s._set_hook = set_hook_then_draw  # type: ignore[method-assign]
+        pic = np.full((24, 32, 3), 80, np.uint8)
+        screen.present(pic)
+        del s._set_hook
+        # the drawing lands on the picture, or (``clear``: a frame starts blank) on black
+        want = np.full((24, 32), 0 if clear else 0x505050, np.uint32)
+        want[2:10, 2:10] = 0x040506
+        want[3:9, 3:9] = 0x010203
+        screen.flip()
+        assert (fb.pixels == want).all()
+        screen.flip()
+        assert (fb.pixels == (0 if clear else want)).all()
