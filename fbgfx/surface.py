@@ -82,13 +82,23 @@ _INT32_MAX = 2**31 - 1
 # What makes a fast path give up and take the slow one, which accepts or refuses the
 # call properly: a colour or coordinates of another form, or out of range.
 _MISS = (LookupError, TypeError, ValueError, OverflowError)
-# Channel types the *_rgb calls may take: cffi turns anything with __float__ or
-# __index__ into a double (a 0-d array, NumPy complex without its imaginary part), but
-# parse_color takes only real numbers; other types go the slow path, which decides.
+# Channel types the *_rgb calls take besides int, as whole numbers: the real ones that
+# parse_color takes (not 0-d arrays, NumPy complex or other things with __float__).
 _CHANNEL = frozenset(
     {int, float, bool, fractions.Fraction, decimal.Decimal, np.bool_}
     | {t for t in np.sctypeDict.values() if isinstance(t, type) and issubclass(t, numbers.Real)}
 )
+
+
+def _whole(r: Any, g: Any, b: Any) -> tuple[int, int, int]:
+    """Channels of real types that equal whole numbers, as ints for C; ValueError for
+    anything else, so that the caller's slow path raises what parse_color says."""
+    if not {type(r), type(g), type(b)} <= _CHANNEL:
+        raise ValueError("not real numbers")
+    rgb = int(r), int(g), int(b)  # NaN and infinity raise here
+    if rgb != (r, g, b):
+        raise ValueError("not whole numbers")
+    return rgb
 
 
 def _ptr(a: Any) -> Any:
@@ -480,9 +490,9 @@ class Surface:
                 x, y = xy
                 if type(fill) is tuple:
                     r, g, b = fill
-                    if (
-                        type(r) is type(g) is type(b) is int or {type(r), type(g), type(b)} <= _CHANNEL
-                    ) and _draw_point_rgb(self._t, r, g, b, x, y) >= 0:
+                    if type(r) is not int or type(g) is not int or type(b) is not int:
+                        r, g, b = _whole(r, g, b)
+                    if _draw_point_rgb(self._t, r, g, b, x, y) >= 0:
                         return
                 elif _draw_point_c(self._t, self._fast[type(fill)][fill], x, y) >= 0:
                     return
@@ -513,9 +523,9 @@ class Surface:
                 x0, y0, x1, y1 = xy
                 if type(fill) is tuple:
                     r, g, b = fill
-                    if (
-                        type(r) is type(g) is type(b) is int or {type(r), type(g), type(b)} <= _CHANNEL
-                    ) and _draw_line_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
+                    if type(r) is not int or type(g) is not int or type(b) is not int:
+                        r, g, b = _whole(r, g, b)
+                    if _draw_line_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
                         return
                 elif _draw_line_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
                     return
@@ -607,9 +617,9 @@ class Surface:
                 x0, y0, x1, y1 = xy
                 if type(fill) is tuple:
                     r, g, b = fill
-                    if (
-                        type(r) is type(g) is type(b) is int or {type(r), type(g), type(b)} <= _CHANNEL
-                    ) and _draw_rect_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
+                    if type(r) is not int or type(g) is not int or type(b) is not int:
+                        r, g, b = _whole(r, g, b)
+                    if _draw_rect_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
                         return
                 elif _draw_rect_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
                     return
@@ -729,9 +739,9 @@ class Surface:
                 x0, y0, x1, y1 = xy
                 if type(fill) is tuple:
                     r, g, b = fill
-                    if (
-                        type(r) is type(g) is type(b) is int or {type(r), type(g), type(b)} <= _CHANNEL
-                    ) and _draw_ellipse_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
+                    if type(r) is not int or type(g) is not int or type(b) is not int:
+                        r, g, b = _whole(r, g, b)
+                    if _draw_ellipse_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
                         return
                 elif _draw_ellipse_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
                     return
@@ -769,9 +779,9 @@ class Surface:
                 x0, y0, x1, y1 = x - radius, y - radius, x + radius, y + radius
                 if type(fill) is tuple:
                     r, g, b = fill
-                    if (
-                        type(r) is type(g) is type(b) is int or {type(r), type(g), type(b)} <= _CHANNEL
-                    ) and _draw_ellipse_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
+                    if type(r) is not int or type(g) is not int or type(b) is not int:
+                        r, g, b = _whole(r, g, b)
+                    if _draw_ellipse_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
                         return
                 elif _draw_ellipse_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
                     return

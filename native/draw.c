@@ -1333,9 +1333,9 @@ FBGFX_HOT int draw_mask(draw_target *t, const uint8_t *mask, ptrdiff_t mstride, 
  * A drawing call with one opaque colour is one call into C. *_c take the packed value
  * (a colour the surface has seen before); *_rgb take the three channels as Python gives
  * them and pack here with the target's ink, so a fresh colour costs no second call.
- * Channels come as doubles because that is the rule for colours: any number equal to a
- * whole number 0..255 counts (255.0, NumPy scalars, True); anything else is -ERANGE and
- * the caller takes its slow path, which says what is wrong. */
+ * Channels are ints (Python hands over ints, and other real numbers equal to whole
+ * ones as ints); one outside 0..255 is -ERANGE and the caller takes its slow path,
+ * which says what is wrong. */
 
 /* -- the log of what was drawn ---------------------------------------------------------- */
 
@@ -1440,15 +1440,12 @@ static inline void draw_begin(draw_target *t, draw_target *shared, uint32_t colo
     t->bx1 = t->by1 = INT32_MIN;
 }
 
-static inline int draw_begin_rgb(draw_target *t, draw_target *shared, double r, double g, double b)
+static inline int draw_begin_rgb(draw_target *t, draw_target *shared, int r, int g, int b)
 {
-    if (!(r >= 0 && r <= 255 && g >= 0 && g <= 255 && b >= 0 && b <= 255))
-        return -ERANGE; /* NaN too */
-    int ir = (int)r, ig = (int)g, ib = (int)b;
-    if (ir != r || ig != g || ib != b)
-        return -ERANGE;
-    uint32_t color = 0;
-    color_pack_into(shared->ink, ir, ig, ib, &color);
+    uint32_t color;
+    int rc = color_pack_into(shared->ink, r, g, b, &color);
+    if (rc < 0)
+        return rc;
     draw_begin(t, shared, color);
     return 0;
 }
@@ -1491,28 +1488,28 @@ int draw_ellipse_c(draw_target *s, uint32_t color, double x0, double y0, double 
     return draw_end(s, &t, draw_ellipse(&t, x0, y0, x1, y1, 1, 0));
 }
 
-int draw_point_rgb(draw_target *s, double r, double g, double b, double x, double y)
+int draw_point_rgb(draw_target *s, int r, int g, int b, double x, double y)
 {
     draw_target t;
     int rc = draw_begin_rgb(&t, s, r, g, b);
     return rc < 0 ? rc : draw_end(s, &t, draw_point(&t, x, y));
 }
 
-int draw_line_rgb(draw_target *s, double r, double g, double b, double x0, double y0, double x1, double y1)
+int draw_line_rgb(draw_target *s, int r, int g, int b, double x0, double y0, double x1, double y1)
 {
     draw_target t;
     int rc = draw_begin_rgb(&t, s, r, g, b);
     return rc < 0 ? rc : draw_end(s, &t, draw_line(&t, x0, y0, x1, y1, 1));
 }
 
-int draw_rect_rgb(draw_target *s, double r, double g, double b, double x0, double y0, double x1, double y1)
+int draw_rect_rgb(draw_target *s, int r, int g, int b, double x0, double y0, double x1, double y1)
 {
     draw_target t;
     int rc = draw_begin_rgb(&t, s, r, g, b);
     return rc < 0 ? rc : draw_end(s, &t, draw_rect(&t, x0, y0, x1, y1, 1, 1));
 }
 
-int draw_ellipse_rgb(draw_target *s, double r, double g, double b, double x0, double y0, double x1, double y1)
+int draw_ellipse_rgb(draw_target *s, int r, int g, int b, double x0, double y0, double x1, double y1)
 {
     draw_target t;
     int rc = draw_begin_rgb(&t, s, r, g, b);
