@@ -10,6 +10,7 @@ RGB565, an index in C8).
 from __future__ import annotations
 
 import decimal
+import fractions
 import functools
 import math
 import numbers
@@ -22,7 +23,7 @@ from PIL import ImageColor
 from ._ffi import ffi, lib
 from .pixelformat import PixelFormat, default_palette
 
-__all__ = ["ColorLike", "Ink", "Packer", "parse_color", "resolve"]
+__all__ = ["ColorLike", "Ink", "Packer", "parse_color", "resolve", "whole_channels"]
 
 #: A colour as users write it: a name or CSS string, an (r, g, b[, a]) sequence or array,
 #: or a native pixel value (an int).
@@ -118,6 +119,31 @@ def _packer(fmt: PixelFormat) -> Packer:
     return Packer(fmt)
 
 
+# The types of channel besides int that colours take as the whole numbers they equal:
+# the real ones parse_color takes (not 0-d arrays, NumPy complex or other things that
+# merely convert to a number).
+_CHANNEL = frozenset(
+    {int, float, bool, fractions.Fraction, decimal.Decimal, np.bool_}
+    | {t for t in np.sctypeDict.values() if isinstance(t, type) and issubclass(t, numbers.Real)}
+)
+
+
+def whole_channels(r: Any, g: Any, b: Any) -> tuple[int, int, int]:
+    """(r, g, b) as ints when each is a real number equal to a whole number (as
+    :func:`parse_color` takes them: ``255.0``, NumPy scalars, ``True``). Range is not
+    checked.
+
+    Raises:
+        ValueError: Anything else; the caller's general path says what is wrong.
+    """
+    if not {type(r), type(g), type(b)} <= _CHANNEL:
+        raise ValueError("colour channels must be real numbers")
+    rgb = int(r), int(g), int(b)  # NaN: ValueError, infinity: OverflowError
+    if rgb != (r, g, b):
+        raise ValueError("colour channels must be whole numbers")
+    return rgb
+
+
 class Packer:
     """Colours packed for one pixel format (and colour map) without NumPy.
 
@@ -173,46 +199,27 @@ class Packer:
         #: Packed values of opaque colours that are not plain (r, g, b) tuples (names,
         #: RGBA with alpha 255...), filled by the owner (a Surface's ink cache).
         self.cache: dict[type, dict[Any, int]] = {}
-        self.opaque = self._direct_opaque() if not (fmt.indexed or fmt.gray) else self._checked_opaque()
+        self.opaque = self._opaque()
 
-    # opaque(color) -> int: the packed value of an (r, g, b) tuple of ints 0..255, or of
-    # a colour in `cache`; anything else raises LookupError or TypeError and the caller
-    # takes ink(), which accepts or refuses it properly. It is a closure over locals,
-    # built once, because drawing calls with a fresh colour each go through it.
+    # opaque(color) -> int: the packed value of an (r, g, b) tuple of whole numbers
+    # 0..255, or of a colour in `cache`; anything else raises LookupError or TypeError and
+    # the caller takes ink(), which accepts or refuses it properly. It is a closure over
+    # locals, built once, because drawing calls with a fresh colour each go through it.
 
-    def _direct_opaque(self) -> Callable[[Any], int]:
-        # Channels index lists of the 256 levels, after one range test for all three: the
-        # OR of three ints is in 0..255 exactly when each of them is (a negative one makes
-        # it negative, 256 or more sets a higher bit). A float, Decimal or str channel
-        # raises TypeError at the OR; bools and NumPy ints pass with the value
-        # parse_color gives them (gray and palette formats keep exact type tests: their
-        # arithmetic must not see NumPy's fixed-width ints).
-        tr, tg, tb, cache = self._r, self._g, self._b, self.cache
-
-        def opaque(color: Any) -> int:
-            if type(color) is tuple and len(color) == 3:
-                r, g, b = color
-                if 0 <= (r | g | b) < 256:
-                    return tr[r] | tg[g] | tb[b]
-            return cache[type(color)][color]
-
-        return opaque
-
-    def _checked_opaque(self) -> Callable[[Any], int]:
+    def _opaque(self) -> Callable[[Any], int]:
         pack, cache = self.pack_rgb, self.cache
 
         def opaque(color: Any) -> int:
             if type(color) is tuple and len(color) == 3:
                 r, g, b = color
-                if (
-                    type(r) is int
-                    and type(g) is int
-                    and type(b) is int
-                    and 0 <= r < 256
-                    and 0 <= g < 256
-                    and 0 <= b < 256
-                ):
-                    return pack(r, g, b)
+                try:
+                    if type(r) is not int or type(g) is not int or type(b) is not int:
+                        r, g, b = whole_channels(r, g, b)
+                except (ValueError, OverflowError):
+                    pass
+                else:
+                    if 0 <= r < 256 and 0 <= g < 256 and 0 <= b < 256:
+                        return pack(r, g, b)
             return cache[type(color)][color]
 
         return opaque

@@ -9,11 +9,8 @@ on palette formats the nearest palette entry is used.
 
 from __future__ import annotations
 
-import decimal
 import errno
-import fractions
 import math
-import numbers
 from collections.abc import Sequence
 from typing import Any, Callable, NoReturn, Optional, Union
 
@@ -25,7 +22,7 @@ from . import text as _text
 from ._ffi import check_value, ffi, lib
 from ._geometry import BIG, NUMBERS, Coords, Flat, check_angle, check_size, check_width, flat, wu_segment
 from ._geometry import box as box_of
-from .color import BLEND, OPAQUE, SKIP, ColorLike, Ink, Packer
+from .color import BLEND, OPAQUE, SKIP, ColorLike, Ink, Packer, whole_channels
 from .pixelformat import PixelFormat, default_palette
 from .text import Font, Text
 
@@ -82,23 +79,6 @@ _INT32_MAX = 2**31 - 1
 # What makes a fast path give up and take the slow one, which accepts or refuses the
 # call properly: a colour or coordinates of another form, or out of range.
 _MISS = (LookupError, TypeError, ValueError, OverflowError)
-# Channel types the *_rgb calls take besides int, as whole numbers: the real ones that
-# parse_color takes (not 0-d arrays, NumPy complex or other things with __float__).
-_CHANNEL = frozenset(
-    {int, float, bool, fractions.Fraction, decimal.Decimal, np.bool_}
-    | {t for t in np.sctypeDict.values() if isinstance(t, type) and issubclass(t, numbers.Real)}
-)
-
-
-def _whole(r: Any, g: Any, b: Any) -> tuple[int, int, int]:
-    """Channels of real types that equal whole numbers, as ints for C; ValueError for
-    anything else, so that the caller's slow path raises what parse_color says."""
-    if not {type(r), type(g), type(b)} <= _CHANNEL:
-        raise ValueError("not real numbers")
-    rgb = int(r), int(g), int(b)  # NaN and infinity raise here
-    if rgb != (r, g, b):
-        raise ValueError("not whole numbers")
-    return rgb
 
 
 def _ptr(a: Any) -> Any:
@@ -491,7 +471,7 @@ class Surface:
                 if type(fill) is tuple:
                     r, g, b = fill
                     if type(r) is not int or type(g) is not int or type(b) is not int:
-                        r, g, b = _whole(r, g, b)
+                        r, g, b = whole_channels(r, g, b)
                     if _draw_point_rgb(self._t, r, g, b, x, y) >= 0:
                         return
                 elif _draw_point_c(self._t, self._fast[type(fill)][fill], x, y) >= 0:
@@ -524,7 +504,7 @@ class Surface:
                 if type(fill) is tuple:
                     r, g, b = fill
                     if type(r) is not int or type(g) is not int or type(b) is not int:
-                        r, g, b = _whole(r, g, b)
+                        r, g, b = whole_channels(r, g, b)
                     if _draw_line_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
                         return
                 elif _draw_line_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
@@ -618,7 +598,7 @@ class Surface:
                 if type(fill) is tuple:
                     r, g, b = fill
                     if type(r) is not int or type(g) is not int or type(b) is not int:
-                        r, g, b = _whole(r, g, b)
+                        r, g, b = whole_channels(r, g, b)
                     if _draw_rect_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
                         return
                 elif _draw_rect_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
@@ -740,7 +720,7 @@ class Surface:
                 if type(fill) is tuple:
                     r, g, b = fill
                     if type(r) is not int or type(g) is not int or type(b) is not int:
-                        r, g, b = _whole(r, g, b)
+                        r, g, b = whole_channels(r, g, b)
                     if _draw_ellipse_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
                         return
                 elif _draw_ellipse_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
@@ -780,7 +760,7 @@ class Surface:
                 if type(fill) is tuple:
                     r, g, b = fill
                     if type(r) is not int or type(g) is not int or type(b) is not int:
-                        r, g, b = _whole(r, g, b)
+                        r, g, b = whole_channels(r, g, b)
                     if _draw_ellipse_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
                         return
                 elif _draw_ellipse_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:

@@ -48,6 +48,7 @@ PRIMITIVES: dict[str, Callable[[fbgfx.Surface, Any], None]] = {
     "rectangle": lambda s, c: s.rectangle((2, 2, 2, 2), fill=c),
     "ellipse": lambda s, c: s.ellipse((1, 1, 3, 3), fill=c),
     "circle": lambda s, c: s.circle((2, 2), 1, fill=c),
+    "polygon": lambda s, c: s.polygon([(2, 2), (2, 2)], fill=c),
 }
 ODD_FORMATS = ["XRGB8888", "RGB565", "RGB888", "BGR888", "C8", "R8", "C1", "R1"]
 
@@ -63,8 +64,8 @@ def _outcome(fn: Callable[[], Any]) -> tuple[str, Any]:
 @pytest.mark.parametrize("prim", sorted(PRIMITIVES))
 @pytest.mark.parametrize(
     "channel",
-    [np.complex128(5 + 1j), np.complex64(5 + 0j), np.array(5.0), _Floaty(), _Indexy()],
-    ids=["complex-imag", "complex-real", "0d-array", "floaty", "indexy"],
+    [np.complex128(5 + 1j), np.complex64(5 + 0j), np.array(5.0), np.array(5), _Floaty(), _Indexy()],
+    ids=["complex-imag", "complex-real", "0d-array", "0d-int-array", "floaty", "indexy"],
 )
 def test_channels_that_are_not_real_numbers_act_as_resolve_says(name: str, prim: str, channel: Any) -> None:
     """A tuple colour with a channel of a non-real type (NumPy complex, a 0-d array, an
