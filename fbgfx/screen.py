@@ -49,6 +49,7 @@ import errno
 import functools
 import numbers
 import os
+import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -449,8 +450,9 @@ class _InRam(_Back):
     What the Surface draws is logged in C (``Surface._start_log``) and taken into
     ``current`` when a frame is shown or dropped (:meth:`_sync`): drawing calls stay one
     C call each. After :meth:`present` the back buffer lags behind the picture on screen
-    (``stale``) until it is next drawn on: then every drawing call reports to
-    :meth:`drawn` first, which brings the back buffer level (:meth:`_catch_up`).
+    (``stale``) until it is next drawn on: the first drawing call brings it level
+    (:meth:`_catch_up`) before it writes a pixel, under a lock, so that another thread's
+    drawing is never overwritten by the catching up.
     """
 
     def __init__(self, strategy: Buffering, transfer: Transfer, background: int) -> None:
@@ -466,6 +468,7 @@ class _InRam(_Back):
         self._take = functools.partial(
             self._taken.absorb, self._surface._log_taker(self._taken.x0, self._taken.x1, rows), rows
         )
+        self._catching_up = threading.RLock()
         self.stale = False  # the back buffer lags behind a present()ed picture
 
     @property
@@ -475,8 +478,13 @@ class _InRam(_Back):
     @stale.setter
     def stale(self, value: bool) -> None:
         self._stale = value
-        # while stale, each drawing call must catch the back buffer up before it counts
-        self._surface._set_hook(self.drawn if value else None)
+        # while stale, a drawing call first brings the back buffer level
+        self._surface._set_hook(self._level if value else None)
+
+    def _level(self) -> None:
+        with self._catching_up:
+            if self._stale:
+                self._catch_up(None)
 
     def _sync(self) -> None:
         """Take what the Surface drew since the last look into this frame's regions."""
@@ -491,14 +499,15 @@ class _InRam(_Back):
 
     def surface(self) -> Surface:
         if self.stale:
-            self._catch_up(None)
+            self._level()
         return self._surface
 
     def drawn(self, x0: int, y0: int, x1: int, y1: int) -> None:
-        if self.stale:
-            # Drawn on through a Surface kept from before present(): bring the rest of
-            # the back buffer up to the presented picture around what was drawn.
-            self._catch_up((x0, y0, x1, y1))
+        with self._catching_up:
+            if self._stale:
+                # written into the array directly (mark_dirty) while the back buffer
+                # lagged: bring the rest of it up to the picture around what was written
+                self._catch_up((x0, y0, x1, y1))
         self.current.add(x0, y0, x1, y1)
 
     def flip(self) -> None:
@@ -535,7 +544,8 @@ class _InRam(_Back):
         raise NotImplementedError
 
     def _catch_up(self, exclude: Box | None) -> None:
-        """Bring the back buffer to the last presented picture, except ``exclude``."""
+        """Bring the back buffer to the last presented picture, except ``exclude``, and
+        then (only then: the hook keeps other threads' calls waiting) end ``stale``."""
         raise NotImplementedError
 
     def _caught_up(self) -> None:
@@ -575,11 +585,11 @@ class _KeepBack(_InRam):
 
     def _catch_up(self, exclude: Box | None) -> None:
         source = self._source
-        self._caught_up()
         assert source is not None  # kept while stale
         convert.to_native(source, self.format, self.mirror, palette=self.palette)
         for x0, y0, x1, y1 in _around(exclude or (0, 0, 0, 0), self.width, self.height):
             self.shadow[y0:y1, x0:x1] = self.mirror[y0:y1, x0:x1]
+        self._caught_up()  # last: until then other threads' drawing calls wait in _level
 
 
 class _ClearBack(_InRam):
@@ -621,11 +631,11 @@ class _ClearBack(_InRam):
         self.since_clear.clear()
 
     def _catch_up(self, exclude: Box | None) -> None:
-        self._caught_up()
         for x0, y0, x1, y1 in _around(exclude or (0, 0, 0, 0), self.width, self.height):
             convert.fill(self.shadow[y0:y1, x0:x1], self.background)
         self.current.add_all()  # the screen shows the picture, the buffer is blank
         self.carry.add_all()
+        self._caught_up()  # last: until then other threads' drawing calls wait in _level
 
 
 # -- picture placement ----------------------------------------------------------------------------

@@ -187,7 +187,7 @@ class Surface:
         self._opaque = self._packer.opaque
         self._cached = 0
         self._log: tuple[np.ndarray, np.ndarray] | None = None  # see _start_log
-        self._hook: Callable[[int, int, int, int], None] | None = None  # internal on_draw
+        self._hook: Callable[[], None] | None = None  # see _set_hook
         self.on_draw = None
         t = ffi.new("draw_target *")
         t.data = ffi.cast("uint8_t *", array.__array_interface__["data"][0])
@@ -344,17 +344,23 @@ class Surface:
 
         return take
 
-    def _set_hook(self, fn: Callable[[int, int, int, int], None] | None) -> None:
-        """An internal ``on_draw`` (a Screen catching up after present()); users keep
-        theirs."""
+    def _set_hook(self, fn: Callable[[], None] | None) -> None:
+        """``fn()`` runs before any drawing call writes a pixel, here or through a
+        subsurface (a Screen brings a back buffer that lags behind a present()ed
+        picture level first); while it is set, calls take the general paths."""
         self._hook = fn
         self._listeners_changed()
+
+    def _before_write(self) -> None:
+        s: Surface | None = self
+        while s is not None:
+            if s._hook is not None:
+                s._hook()
+            s = s._parent
 
     def _notify(self, x0: int, y0: int, x1: int, y1: int) -> None:
         if self._log is not None:
             lib.draw_log(self._t, x0, y0, x1, y1)
-        if self._hook is not None:
-            self._hook(x0, y0, x1, y1)
         if self._parent is not None:
             # the parent (a Screen's frame) hears first: a user's on_draw may raise
             ox, oy = self._offset
@@ -370,6 +376,8 @@ class Surface:
     def _run(self, ink: Ink, fn: Kernel, *args: Any) -> None:
         """Rasterise with ``fn(target, *args)``: straight into memory, or via a mask when blending."""
         mode = ink.mode
+        if not self._quiet:
+            self._before_write()
         if mode == OPAQUE:
             t = self._own_target()
             t.color = ink.value
@@ -414,6 +422,8 @@ class Surface:
         """Blend ``ink`` through ``mask`` (covering the clip rectangle) inside ``box``."""
         x0, y0, x1, y1 = box
         cx0, cy0 = self._cbox[:2]
+        if not self._quiet:
+            self._before_write()
         convert.blend_mask(
             self.array[y0:y1, x0:x1],
             np.ascontiguousarray(mask[y0 - cy0 : y1 - cy0, x0 - cx0 : x1 - cx0]),
@@ -450,6 +460,8 @@ class Surface:
         ink = self._ink(fill)
         x0, y0, x1, y1 = self._cbox
         if ink.mode == OPAQUE and x0 < x1 and y0 < y1:
+            if not self._quiet:
+                self._before_write()
             convert.fill(self.array[y0:y1, x0:x1], ink.value)
             self._notify(x0, y0, x1, y1)
         elif ink.mode == BLEND:
@@ -890,6 +902,8 @@ class Surface:
         sub = mask[y0 - y : y1 - y, x0 - x : x1 - x]
         if check_empty and not sub.any():
             return
+        if not self._quiet:
+            self._before_write()
         spec = self._mask_spec
         if spec is not None and mask.dtype == np.uint8 and mask.flags.c_contiguous:
             t = self._t
@@ -1213,6 +1227,8 @@ class Surface:
             return
         part = src[y0 - dy : y1 - dy, x0 - dx : x1 - dx]
         out = self.array[y0:y1, x0:x1]
+        if not self._quiet:
+            self._before_write()
         if native:
             out[...] = part
         else:

@@ -173,3 +173,34 @@ def test_the_log_gives_the_region_what_was_drawn(boxes, runs):
     assert region.runs() == runs
     assert (region.box is not None) == (len(runs) == 1)
     assert not s._log_pending()
+
+
+def test_threads_drawing_through_a_kept_surface_right_after_present(open_virtual):
+    """Two threads draw through a Surface kept across present() at once: the first call
+    brings the back buffer up to the picture before any pixel is drawn, so the catching
+    up never paints the picture over the other thread's drawing."""
+    fb = open_virtual("640x480:XRGB8888:pan=0")
+    with fb.screen("copy") as screen:
+        s = screen.surface
+        for round_ in range(12):
+            screen.present(np.full((480, 640, 3), 10 + round_, np.uint8))
+            start = threading.Barrier(2)
+
+            def draw(k, start=start):
+                start.wait()
+                for i in range(16):
+                    x = 320 * k + 20 * i
+                    s.rectangle((x, 40, x + 9, 440), fill=(200, 100 * k, i), outline=(200, 100 * k, i))
+
+            threads = [threading.Thread(target=draw, args=(k,)) for k in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            screen.flip()
+            for k in range(2):
+                for i in range(16):
+                    x = 320 * k + 20 * i
+                    want = 200 << 16 | (100 * k) << 8 | i
+                    assert (fb.pixels[40:441, x : x + 10] & 0xFFFFFF == want).all(), (round_, k, i)
+            assert (fb.pixels[0:40] & 0xFFFFFF == (10 + round_) * 0x010101).all()
