@@ -823,7 +823,7 @@ class Surface:
             # fast path: an opaque fill nobody is watching, one C call
             try:
                 value = self._opaque(fill)
-            except (LookupError, TypeError):
+            except _MISS:
                 pass
             else:
                 t = self._own_target()
