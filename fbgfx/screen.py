@@ -16,10 +16,11 @@ shows it with :meth:`Screen.flip`:
 
 Frames are composed in RAM in the device's pixel format (the back Surface's array);
 video memory is only ever written, never read, because reading it is very slow on
-real hardware. Only the area drawing calls changed is copied (each drawing call
-reports its bounding box through ``Surface.on_draw``; direct writes to the array are
-reported with :meth:`Screen.mark_dirty`). Between flips the back buffer keeps the last
-frame, so a frame can change just a few pixels; ``clear=True`` starts each frame blank.
+real hardware. Only the area drawing calls changed is copied (the Surface logs each
+call's bounding box in C, per row, and a flip takes the log; direct writes to the array
+are reported with :meth:`Screen.mark_dirty`). Between flips the back buffer keeps the
+last frame, so a frame can change just a few pixels; ``clear=True`` starts each frame
+blank.
 
 :meth:`Screen.present` shows a whole image (the video path): an image of the screen's
 size is converted straight into the page that is shown next.
