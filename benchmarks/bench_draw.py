@@ -36,6 +36,7 @@ import time
 from typing import Any, Callable
 
 import numpy as np
+from _timing import median
 from PIL import Image, ImageDraw, ImageFont
 
 import fbgfx
@@ -178,10 +179,7 @@ def flip_ms(screen: fbgfx.Screen, lines: list[tuple[Any, Any]], repeat: int) -> 
         draw()
         screen.flip()
 
-    frame()
-    t_draw = statistics.median(_time(draw) for _ in range(repeat))
-    t_frame = statistics.median(_time(frame) for _ in range(repeat))
-    return t_draw * 1e3, t_frame * 1e3
+    return median(draw, repeat, warmup=1) * 1e3, median(frame, repeat, warmup=1) * 1e3
 
 
 def _time(fn: Callable[[], Any]) -> float:
@@ -209,7 +207,7 @@ def memcpy_ms(width: int, height: int, repeat: int = 50) -> float:
     """Median time of a memcpy of one XRGB8888 frame, in ms."""
     a = np.ones((height, width), np.uint32)
     b = np.empty_like(a)
-    return statistics.median(_time(lambda: np.copyto(b, a)) for _ in range(repeat)) * 1e3
+    return median(lambda: np.copyto(b, a), repeat) * 1e3
 
 
 def main(argv: Any = None) -> None:
