@@ -376,8 +376,6 @@ class Surface:
     def _run(self, ink: Ink, fn: Kernel, *args: Any) -> None:
         """Rasterise with ``fn(target, *args)``: straight into memory, or via a mask when blending."""
         mode = ink.mode
-        if not self._quiet:
-            self._before_write()
         if mode == OPAQUE:
             t = self._own_target()
             t.color = ink.value
@@ -386,6 +384,8 @@ class Surface:
                 if rc < 0:
                     _fail(rc, fn)
                 return
+            if not self._quiet:
+                self._before_write()  # (blending: _blend does it)
             t.bx0 = t.by0 = BIG
             t.bx1 = t.by1 = -BIG
             rc = fn(t, *args)
