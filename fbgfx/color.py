@@ -184,12 +184,13 @@ class Packer:
             self._g = _table(fmt.green.length, fmt.green.offset, 0)
             self._b = _table(fmt.blue.length, fmt.blue.offset, 0)
             ink.kind, ink.lut = lib.COLOR_DIRECT, self._r + self._g + self._b
+        if ink.kind == lib.COLOR_DIRECT:  # three list lookups beat a call into C
             tr, tg, tb = self._r, self._g, self._b
 
             def pack(r: int, g: int, b: int) -> int:
                 return tr[r] | tg[g] | tb[b]
 
-        if fmt.indexed or fmt.gray:
+        else:
             color_pack = lib.color_pack
 
             def pack(r: int, g: int, b: int) -> int:
