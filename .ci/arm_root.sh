@@ -17,16 +17,16 @@ cache="${FBGFX_ARM_CACHE:-/var/cache/fbgfx-arm}"
 # Pillow (with Pillow < 10.1 it is also fbgfx.font(size=...)'s scalable fallback).
 base="python3,python3-venv,python3-dev,python3-pip,gcc,libc6-dev,linux-libc-dev,libffi-dev,ca-certificates,fonts-dejavu-core"
 case "$arch" in
-    # 64-bit: PyPI has numpy/Pillow/cffi wheels; the venv gets them (arm.sh upgrades them).
+    # 64-bit: PyPI has numpy/Pillow/cffi/PyAV wheels; the venv gets them (arm.sh upgrades them).
     arm64)
         packages="$base"
         venv="python3 -m venv /opt/venv
-              /opt/venv/bin/pip install -q numpy pillow cffi setuptools wheel pytest hypothesis" ;;
-    # 32-bit: no wheels on PyPI; Debian's own numpy 1.24, Pillow 9.4 and cffi 1.15, as on
-    # Raspberry Pi OS, seen through a --system-site-packages venv.
+              /opt/venv/bin/pip install -q numpy pillow cffi setuptools wheel pytest hypothesis av" ;;
+    # 32-bit: no wheels on PyPI; Debian's own numpy 1.24, Pillow 9.4, cffi 1.15 and PyAV 10
+    # (python3-av), as on Raspberry Pi OS, seen through a --system-site-packages venv.
     # (debootstrap does not follow every dependency: pycparser needs ply.)
     armhf)
-        packages="$base,python3-numpy,python3-pil,python3-cffi,python3-ply,python3-setuptools,python3-wheel"
+        packages="$base,python3-numpy,python3-pil,python3-cffi,python3-ply,python3-setuptools,python3-wheel,python3-av"
         venv="python3 -m venv --system-site-packages /opt/venv
               /opt/venv/bin/pip install -q pytest hypothesis" ;;
     *) echo "arm_root.sh: unknown architecture $arch (arm64 or armhf)" >&2; exit 2 ;;
