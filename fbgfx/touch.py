@@ -701,11 +701,14 @@ def open(
     """Open a touch device; its events come in ``screen``'s logical coordinates.
 
     Args:
-        path: The event device (``/dev/input/event3``), or an ``evemu-record``
-            recording ending in ``.evemu`` to replay (see :func:`open_recording`);
-            default ``$FBGFX_TOUCH`` (either of those, so a program can be run
-            against a recording unchanged), else the first touchscreen, else the
-            first tablet (see :func:`find_device`).
+        path: The event device (``/dev/input/event3``), an ``evemu-record``
+            recording ending in ``.evemu`` to replay (see :func:`open_recording`), or
+            a ``virtual:...:file=PATH`` display's spec (its virtual touchscreen, see
+            :mod:`fbgfx.virtual_touch`); default ``$FBGFX_TOUCH`` (any of those, so a
+            program can be run against a recording unchanged), else the virtual
+            touchscreen of a file-backed virtual display (``screen``'s, else
+            ``$FRAMEBUFFER``'s), else the first touchscreen, else the first tablet
+            (see :func:`find_device`).
         screen: A :class:`~fbgfx.Screen` (its panel size and ``rotate``), a
             :class:`~fbgfx.Framebuffer` (unrotated), or None: the device's raw range
             from 0, unrotated.
@@ -720,7 +723,16 @@ def open(
     if calibration is not None:
         calibration = parse_calibration(calibration)
     if path is None:
-        path = os.environ.get("FBGFX_TOUCH") or find_device().path
+        path = os.environ.get("FBGFX_TOUCH") or None
+    if path is None or path.startswith("virtual:"):
+        from . import virtual_touch  # the touchscreen every file-backed virtual display has
+
+        display = virtual_touch.display_file(path, screen)
+        if display is not None:
+            return virtual_touch.open_reader(display, screen, calibration)
+        if path is not None:
+            raise TouchError(errno.EINVAL, "a virtual display without file= has no touchscreen", path)
+        path = find_device().path
     if path.endswith(".evemu"):
         return open_recording(path, screen, calibration)
     fd = _evdev.open_fd(path)
