@@ -102,7 +102,7 @@ class Region:
 
     def absorb(self, take: Callable[[], int], rows: np.ndarray) -> None:
         """Add what ``take()`` gives: a Surface's log of what was drawn
-        (``Surface._log_taker``, made for this region's arrays and ``rows``), either one
+        (``DrawLog.taker``, made for this region's arrays and ``rows``), either one
         rectangle, kept as one, or spans added to the arrays."""
         if self.box is not None:  # the arrays must hold the whole region
             box, self.box = self.box, None

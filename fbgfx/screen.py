@@ -59,6 +59,7 @@ import numpy as np
 
 from . import _restore, convert
 from ._buffering import Buffering, choose
+from ._drawlog import DrawLog
 from ._region import Region
 from ._transfer import ROTATIONS, Transfer, transfer_for
 from .color import resolve
@@ -448,7 +449,7 @@ class _InRam(_Back):
     """Frames composed in a RAM back buffer (the device's format, the frame's layout)
     and shown by the buffering strategy, copying only what changed.
 
-    What the Surface draws is logged in C (``Surface._start_log``) and taken into
+    What the Surface draws is logged in C (a :class:`~fbgfx._drawlog.DrawLog`) and taken into
     ``current`` when a frame is shown or dropped (:meth:`_sync`): drawing calls stay one
     C call each. After :meth:`present` the back buffer lags behind the picture on screen
     (``stale``) until it is next drawn on: the first drawing call brings it level
@@ -462,13 +463,11 @@ class _InRam(_Back):
         self.shadow = np.empty(self.format.array_shape(self.height, self.width), self.format.dtype)
         convert.fill(self.shadow, background)
         self.current = Region(self.width, self.height)  # drawn since the last flip
-        self._surface = Surface.wrap(self.shadow, self.format, palette=self.palette)
-        self._surface._start_log()
+        self.log = DrawLog()
+        self._surface = Surface.wrap(self.shadow, self.format, palette=self.palette, log=self.log)
         self._taken = Region(self.width, self.height)  # what _sync took from the log
         rows = np.zeros(6, np.int32)
-        self._take = functools.partial(
-            self._taken.absorb, self._surface._log_taker(self._taken.x0, self._taken.x1, rows), rows
-        )
+        self._take = functools.partial(self._taken.absorb, self.log.taker(self._taken.x0, self._taken.x1, rows), rows)
         self._catching_up = threading.RLock()
         self.stale = False  # the back buffer lags behind a present()ed picture
 
@@ -480,7 +479,7 @@ class _InRam(_Back):
     def stale(self, value: bool) -> None:
         self._stale = value
         # while stale, a drawing call first brings the back buffer level
-        self._surface._set_hook(self._level if value else None)
+        self.log.before_write = self._level if value else None
 
     def _level(self) -> None:
         with self._catching_up:
@@ -489,7 +488,7 @@ class _InRam(_Back):
 
     def _sync(self) -> None:
         """Take what the Surface drew since the last look into this frame's regions."""
-        if self._surface._log_pending():
+        if self.log.pending:
             self._taken.clear()
             self._take()
             self._add(self._taken)

@@ -19,6 +19,7 @@ from PIL import Image
 
 from . import convert
 from . import text as _text
+from ._drawlog import DrawLog
 from ._ffi import check_value, ffi, lib
 from ._geometry import BIG, NUMBERS, Coords, Flat, check_angle, check_size, check_width, flat, wu_segment
 from ._geometry import box as box_of
@@ -75,7 +76,6 @@ _draw_point_c, _draw_point_rgb = lib.draw_point_c, lib.draw_point_rgb
 _draw_line_c, _draw_line_rgb = lib.draw_line_c, lib.draw_line_rgb
 _draw_rect_c, _draw_rect_rgb = lib.draw_rect_c, lib.draw_rect_rgb
 _draw_ellipse_c, _draw_ellipse_rgb = lib.draw_ellipse_c, lib.draw_ellipse_rgb
-_INT32_MAX = 2**31 - 1
 # What makes a fast path give up and take the slow one, which accepts or refuses the
 # call properly: a colour or coordinates of another form, or out of range.
 _MISS = (LookupError, TypeError, ValueError, OverflowError)
@@ -112,7 +112,7 @@ class Surface:
         self._setup(np.zeros(fmt.array_shape(height, width), fmt.dtype), fmt, palette)
 
     @classmethod
-    def wrap(cls, array: np.ndarray, format: FormatLike, *, palette: Any = None) -> Surface:
+    def wrap(cls, array: np.ndarray, format: FormatLike, *, palette: Any = None, log: DrawLog | None = None) -> Surface:
         """A surface over an existing native array (video memory, a back buffer...).
 
         Args:
@@ -123,6 +123,8 @@ class Surface:
                 hold one pixel value per byte.
             format: A :class:`PixelFormat` or its name.
             palette: As for the constructor.
+            log: For fbgfx's Screen: a :class:`fbgfx._drawlog.DrawLog` that records
+                what every drawing call changes.
 
         Raises:
             TypeError: Not an array, or the wrong dtype.
@@ -153,7 +155,7 @@ class Surface:
                 "wrap an aligned copy instead"
             )
         self = cls.__new__(cls)
-        self._setup(array, fmt, palette)
+        self._setup(array, fmt, palette, log=log)
         return self
 
     def _setup(
@@ -163,6 +165,7 @@ class Surface:
         palette: Any,
         parent: Surface | None = None,
         offset: tuple[int, int] = (0, 0),
+        log: DrawLog | None = None,
     ) -> None:
         # _t.data points into this array: the surface owns it for its whole life, and
         # `array` is read-only so that no assignment can leave C a dangling pointer.
@@ -186,8 +189,8 @@ class Surface:
         self._fast: dict[type, dict[Any, int]] = self._packer.cache  # opaque colours only
         self._opaque = self._packer.opaque
         self._cached = 0
-        self._log: tuple[np.ndarray, np.ndarray] | None = None  # see _start_log
-        self._hook: Callable[[], None] | None = None  # see _set_hook
+        # what drawing calls change, logged in C for a Screen (fbgfx._drawlog)
+        self._log: DrawLog | None = None
         self.on_draw = None
         t = ffi.new("draw_target *")
         t.data = ffi.cast("uint8_t *", array.__array_interface__["data"][0])
@@ -196,6 +199,9 @@ class Surface:
         t.ink = self._packer.native  # kept alive by self._packer
         self._t = t
         self._bpp = t.bpp
+        if log is not None:
+            log.attach(t, self.height, self._listeners_changed)
+            self._log = log
         # Text and masks blend in one C call with the surface's packed colour, without
         # convert.blend_mask's per-call checks and colour packing (direct and gray formats
         # of whole bytes; palettes keep convert.blend_mask's exact nearest-entry search).
@@ -226,7 +232,8 @@ class Surface:
     def _listeners_changed(self) -> None:
         # _quiet: no Python code wants each call's box, so the one-call fast paths may
         # draw (they log their boxes in C); _boxes: calls work out what they changed.
-        self._quiet = self._on_draw is None and self._hook is None and self._parent is None
+        hooked = self._log is not None and self._log.before_write is not None
+        self._quiet = self._on_draw is None and not hooked and self._parent is None
         self._boxes = not self._quiet or self._log is not None
 
     # -- geometry --------------------------------------------------------------------
@@ -303,59 +310,11 @@ class Surface:
             self._fast.setdefault(type(color), {})[color] = ink.value
         return ink
 
-    # -- what was drawn, for a Screen ------------------------------------------------
-    # A Screen copies only what changed between flips. A Python callback per call would
-    # cost more than the drawing; instead the surface keeps a log in C (per-row spans of
-    # every call's box, the same shape as fbgfx._region.Region) that the Screen takes
-    # at each flip, and the one-call fast paths stay in use.
-
-    def _start_log(self) -> None:
-        """Log what every drawing call changes from now on, for :meth:`_log_taker`."""
-        n = max(self.height, 1)
-        # C writes these: they live as long as the surface (its draw target points at them)
-        self._log = (np.full(n, _INT32_MAX, np.int32), np.zeros(n, np.int32))
-        t = self._t
-        t.log_top, t.log_bottom = _INT32_MAX, 0
-        t.log_x1 = ffi.cast("int32_t *", self._log[1].ctypes.data)
-        t.log_x0 = ffi.cast("int32_t *", self._log[0].ctypes.data)
-        self._listeners_changed()
-
-    def _log_pending(self) -> bool:
-        """Whether anything was logged since the log was last taken."""
-        t = self._t
-        return bool(t.log_top < t.log_bottom)
-
-    def _log_taker(self, x0: np.ndarray, x1: np.ndarray, rows: np.ndarray) -> Callable[[], int]:
-        """``take()``: take everything logged and empty the log, in one step (a thread
-        drawing meanwhile loses nothing), into these arrays, checked once here and kept
-        alive by ``take``. As ``native/draw.c`` ``draw_log_take``: 2 with the one
-        rectangle in ``rows[2:6]``, 1 with the spans added to ``x0``/``x1`` (int32, a span
-        per row; ``rows[0:2]`` their [top, bottom), widened), 0 when nothing was logged."""
-        for a in (x0, x1, rows):
-            if a.dtype != np.int32 or not a.flags.c_contiguous or not a.flags.writeable:
-                raise ValueError("a log taker needs writable contiguous int32 arrays")
-        if len(x0) < self.height or len(x1) < self.height or len(rows) != 6:
-            raise ValueError("a log taker needs a span per row and six ints of rows")
-        t, fn, i32 = self._t, lib.draw_log_take, "int32_t[]"
-        x0p, x1p, rp = ffi.from_buffer(i32, x0), ffi.from_buffer(i32, x1), ffi.from_buffer(i32, rows)
-
-        def take() -> int:
-            return int(fn(t, x0p, x1p, rp))
-
-        return take
-
-    def _set_hook(self, fn: Callable[[], None] | None) -> None:
-        """``fn()`` runs before any drawing call writes a pixel, here or through a
-        subsurface (a Screen brings a back buffer that lags behind a present()ed
-        picture level first); while it is set, calls take the general paths."""
-        self._hook = fn
-        self._listeners_changed()
-
     def _before_write(self) -> None:
         s: Surface | None = self
         while s is not None:
-            if s._hook is not None:
-                s._hook()
+            if s._log is not None and s._log.before_write is not None:
+                s._log.before_write()
             s = s._parent
 
     def _notify(self, x0: int, y0: int, x1: int, y1: int) -> None:

@@ -18,6 +18,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 import fbgfx
+from fbgfx._drawlog import DrawLog
 from fbgfx.color import resolve
 from fbgfx.pixelformat import FORMATS
 
@@ -434,17 +435,19 @@ def test_a_drawing_call_landing_while_present_marks_the_frame_stale(clear: bool,
     fb = open_virtual("32x24:XRGB8888:pan=0")
     with fb.screen("copy", clear=clear) as screen:
         s = screen.surface
-        set_hook = s._set_hook
+        log = screen._back.log
 
-        def set_hook_then_draw(fn: Any) -> None:
-            set_hook(fn)
-            if fn is not None:  # the other thread draws right here
-                s.rectangle((2, 2, 9, 9), fill=(1, 2, 3), outline=(4, 5, 6))
+        class DrawingLog(DrawLog):
+            @DrawLog.before_write.setter
+            def before_write(self, fn: Any) -> None:
+                DrawLog.before_write.fset(self, fn)
+                if fn is not None:  # the other thread draws right here
+                    s.rectangle((2, 2, 9, 9), fill=(1, 2, 3), outline=(4, 5, 6))
 
-        s._set_hook = set_hook_then_draw  # type: ignore[method-assign]
+        log.__class__ = DrawingLog
         pic = np.full((24, 32, 3), 80, np.uint8)
         screen.present(pic)
-        del s._set_hook
+        log.__class__ = DrawLog
         # the drawing lands on the picture, or (``clear``: a frame starts blank) on black
         want = np.full((24, 32), 0 if clear else 0x505050, np.uint32)
         want[2:10, 2:10] = 0x040506

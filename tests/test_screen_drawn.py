@@ -87,10 +87,19 @@ def test_users_on_draw_and_the_screens_log_both_see_each_call(open_virtual):
 
 
 def test_plain_surfaces_keep_no_log():
-    """A Surface nobody shows logs nothing (its fast paths do no bookkeeping)."""
+    """A Surface nobody shows logs nothing (its fast paths do no bookkeeping), while
+    the same drawing on a logged one is in its log."""
+    from fbgfx._drawlog import DrawLog
+    from fbgfx._ffi import ffi
+
     s = fbgfx.Surface(32, 32, "RGB565")
     s.line((0, 0, 31, 31), fill=(1, 2, 3))
-    assert not s._log_pending()
+    assert s._t.log_x0 == ffi.NULL
+    log = DrawLog()
+    logged = fbgfx.Surface.wrap(np.zeros((32, 32), np.uint16), "RGB565", log=log)
+    assert not log.pending
+    logged.line((0, 0, 31, 31), fill=(1, 2, 3))
+    assert log.pending
 
 
 def test_threads_drawing_on_one_frame_never_mix_colours_or_lose_changes(open_virtual):
@@ -162,17 +171,18 @@ def test_threads_drawing_on_one_frame_never_mix_colours_or_lose_changes(open_vir
 def test_the_log_gives_the_region_what_was_drawn(boxes, runs):
     """What a logging surface drew comes out of its log as the Screen's Region holds it:
     one rectangle while the drawings nest, row spans otherwise; the log is then empty."""
+    from fbgfx._drawlog import DrawLog
     from fbgfx._region import Region
 
-    s = fbgfx.Surface(32, 16, "RGB565")
-    s._start_log()
+    log = DrawLog()
+    s = fbgfx.Surface.wrap(np.zeros((16, 32), np.uint16), "RGB565", log=log)
     for x0, y0, x1, y1 in boxes:
         s.rectangle((x0, y0, x1, y1), fill=(255, 255, 255))
     region, rows = Region(32, 16), np.zeros(6, np.int32)
-    region.absorb(s._log_taker(region.x0, region.x1, rows), rows)
+    region.absorb(log.taker(region.x0, region.x1, rows), rows)
     assert region.runs() == runs
     assert (region.box is not None) == (len(runs) == 1)
-    assert not s._log_pending()
+    assert not log.pending
 
 
 def test_threads_drawing_through_a_kept_surface_right_after_present(open_virtual):
