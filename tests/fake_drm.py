@@ -1,4 +1,4 @@
-"""A fake DRM card with the methods of :class:`fbgfx.drm.Card`, for hardware-free tests.
+"""A fake DRM card (:class:`fbgfx.drm.CardLike`, as :class:`fbgfx.drm.Card`), for hardware-free tests.
 
 It models one connector, one encoder, one CRTC and one primary plane. Dumb buffers are
 bytearrays; ``map_pages`` returns one bytearray holding the buffers end to end, as
@@ -129,7 +129,7 @@ class FakeCard:
     def resources(self) -> tuple[list[int], list[int], list[int]]:
         return [CRTC], [CONNECTOR], [ENCODER]
 
-    def connector(self, connector_id: int) -> Connector:
+    def connector(self, connector_id: int, probe: bool = True) -> Connector:
         return Connector(
             CONNECTOR,
             f"{CONNECTOR_TYPES[15]}-1",

@@ -10,6 +10,7 @@ from fake_drm import FakeCard
 from PIL import Image
 
 import fbgfx.drm as drm
+import fbgfx.drm.discovery
 from fbgfx.cli import main
 from fbgfx.device import Framebuffer
 from fbgfx.drm import CardInfo, DrmDevice
@@ -26,7 +27,7 @@ def run(capsys, *argv):
 def card(monkeypatch):
     """A fake card that fbgfx.drm opens for any /dev/dri path."""
     card = FakeCard()
-    monkeypatch.setattr(drm, "Card", lambda path: card)
+    monkeypatch.setattr(fbgfx.drm.discovery, "Card", lambda path: card)
     monkeypatch.setattr(drm.DrmDevice, "open", classmethod(lambda cls, spec, **k: DrmDevice(card, spec, console=False)))
     return card
 

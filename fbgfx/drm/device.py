@@ -1,4 +1,4 @@
-"""The DRM/KMS backend: a display through ``/dev/dri/cardN`` dumb buffers.
+"""The ``drm:`` backend: :class:`DrmDevice`, a display through dumb buffers on a card.
 
 Where ``/dev/fbN`` is missing (kernels without ``CONFIG_FB_DEVICE``) or is DRM's fbdev
 emulation with one page, fbgfx drives KMS directly: ``fbgfx.open("drm:")``.
@@ -25,245 +25,49 @@ drives (:class:`fbgfx.backend.Backend`):
   show a shadow copy (virtio-gpu, cirrus, SPI panels) need to show direct writes.
 - On close, on fatal signals and at exit (:mod:`fbgfx._restore`) the CRTC gets back
   its framebuffer, mode and position; buffers are freed and master dropped.
-
-The structs and ioctl numbers come from ``native/drm_uapi.h`` through :mod:`fbgfx._ffi`;
-no cdata leaves this module.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import errno
-import glob
 import math
 import os
-import re
-import select
-import struct
 import time
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
-from . import _restore
-from ._ffi import check, ffi, lib
-from .console import Console, find_vt
-from .errors import FramebufferError, ModeError
-from .modes import Mode
-from .screeninfo import (
+from .. import _restore
+from .._ffi import lib
+from ..console import Console, find_vt
+from ..errors import FramebufferError, ModeError
+from ..modes import Mode
+from ..screeninfo import (
     FB_ACTIVATE_TEST,
     FB_VISUAL_TRUECOLOR,
     Bitfield,
     FixScreenInfo,
     VarScreenInfo,
 )
+from .card import BY_FOURCC, FOURCC_FORMATS, Card, CardLike, Connector, CrtcState, DrmMode, Plane
+from .discovery import find_cards, find_display, parse_mode_option, parse_spec
 
-__all__ = [
-    "DIRTY_FULL_ROWS",
-    "FOURCC_FORMATS",
-    "Connector",
-    "CrtcState",
-    "DrmDevice",
-    "DrmInfo",
-    "DrmMode",
-    "Plane",
-    "find_cards",
-    "find_display",
-    "fourcc",
-    "fourcc_name",
-    "parse_spec",
-    "probe",
-    "read_scanout",
-]
+__all__ = ["DIRTY_FULL_ROWS", "FLIP_TIMEOUT", "CardFactory", "DrmDevice", "DrmInfo"]
 
-DRM_MAJOR = 226
-DRI_DIR = "/dev/dri"
 #: How long a page flip may take before fbgfx stops waiting for its event (seconds):
 #: generous, because a display under emulation can be very slow.
 FLIP_TIMEOUT = 5.0
-
-# Connector type names as the kernel spells them in /sys/class/drm/card0-<name>-<n>.
-CONNECTOR_TYPES = (
-    "Unknown",
-    "VGA",
-    "DVI-I",
-    "DVI-D",
-    "DVI-A",
-    "Composite",
-    "SVIDEO",
-    "LVDS",
-    "Component",
-    "DIN",
-    "DP",
-    "HDMI-A",
-    "HDMI-B",
-    "TV",
-    "eDP",
-    "Virtual",
-    "DSI",
-    "DPI",
-    "Writeback",
-    "SPI",
-    "USB",
-)
-_MODE_FLAG_INTERLACE = 1 << 4
 _MAX_CLIPS = 256  # the kernel's DRM_MODE_FB_DIRTY_MAX_CLIPS
 #: Drivers that place a DIRTYFB rectangle wrongly unless it spans whole rows: Linux
 #: 6.1's cirrus converts XRGB8888 to 24-bit VRAM but offsets a rectangle's start by 4
 #: bytes a pixel (seen under qemu: a 40x20 change drawn 33 pixels to the right).
 DIRTY_FULL_ROWS = frozenset({"cirrus"})
-_VERSION_NAME_LEN = 64
 
-
-def fourcc(code: str) -> int:
-    """The DRM fourcc number of a four-letter code (``"XR24"``)."""
-    if len(code) != 4:
-        raise ValueError(f"a fourcc is four characters, not {code!r}")
-    a, b, c, d = (ord(ch) for ch in code)
-    return a | (b << 8) | (c << 16) | (d << 24)
-
-
-def fourcc_name(value: int) -> str:
-    """The four-letter code of a DRM fourcc number (``"XR24"``)."""
-    return "".join(chr((value >> s) & 0xFF) for s in (0, 8, 16, 24))
-
-
-#: The fourccs fbgfx draws in: fbgfx format name -> (fourcc code, bpp, red, green, blue).
-FOURCC_FORMATS: dict[str, tuple[str, int, tuple[int, int], tuple[int, int], tuple[int, int]]] = {
-    "XRGB8888": ("XR24", 32, (16, 8), (8, 8), (0, 8)),
-    "XBGR8888": ("XB24", 32, (0, 8), (8, 8), (16, 8)),
-    "RGB565": ("RG16", 16, (11, 5), (5, 6), (0, 5)),
-    "BGR565": ("BG16", 16, (0, 5), (5, 6), (11, 5)),
-    "RGB888": ("RG24", 24, (16, 8), (8, 8), (0, 8)),
-}
-_BY_FOURCC = {spec[0]: name for name, spec in FOURCC_FORMATS.items()}
-# fourccs with an alpha channel read as their X variant: the scanout ignores alpha.
-_ALPHA_ALIASES = {"AR24": "XR24", "AB24": "XB24"}
-
-
-# -- what a card has ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DrmMode:
-    """A display mode as KMS lists it (``struct drm_mode_modeinfo``)."""
-
-    clock: int
-    hdisplay: int
-    hsync_start: int
-    hsync_end: int
-    htotal: int
-    hskew: int
-    vdisplay: int
-    vsync_start: int
-    vsync_end: int
-    vtotal: int
-    vscan: int
-    vrefresh: int
-    flags: int
-    type: int
-    name: str
-
-    @property
-    def width(self) -> int:
-        """Visible width in pixels."""
-        return self.hdisplay
-
-    @property
-    def height(self) -> int:
-        """Visible height in pixels."""
-        return self.vdisplay
-
-    @property
-    def preferred(self) -> bool:
-        """The connector's preferred mode (``DRM_MODE_TYPE_PREFERRED``)."""
-        return bool(self.type & lib.DRM_MODE_TYPE_PREFERRED)
-
-    @property
-    def interlaced(self) -> bool:
-        """An interlaced mode."""
-        return bool(self.flags & _MODE_FLAG_INTERLACE)
-
-    def __str__(self) -> str:
-        return f"{self.hdisplay}x{self.vdisplay}@{self.vrefresh}"
-
-    def to_mode(self) -> Mode:
-        """This mode as a :class:`fbgfx.modes.Mode` (what ``fb.modes()`` lists)."""
-        return Mode(
-            self.hdisplay,
-            self.vdisplay,
-            None,
-            None,
-            None,
-            self.vrefresh or None,
-            self.interlaced,
-            self.name,
-            "connector",
-        )
-
-
-_MODE_FIELDS = tuple(f.name for f in dataclasses.fields(DrmMode) if f.name != "name")
-
-
-@dataclass(frozen=True)
-class Connector:
-    """A connector (an output: ``HDMI-A-1``, ``Virtual-1``) and its modes."""
-
-    id: int
-    name: str
-    connected: bool
-    modes: tuple[DrmMode, ...]
-    encoder_id: int
-    encoders: tuple[int, ...]
-    mm_width: int = 0
-    mm_height: int = 0
-
-
-@dataclass(frozen=True)
-class Encoder:
-    """An encoder: which CRTC drives it and which could."""
-
-    id: int
-    crtc_id: int
-    possible_crtcs: int
-
-
-@dataclass(frozen=True)
-class CrtcState:
-    """What a CRTC shows: framebuffer, position and mode (None: the CRTC is off)."""
-
-    id: int
-    fb_id: int
-    x: int
-    y: int
-    mode: DrmMode | None
-
-
-@dataclass(frozen=True)
-class Plane:
-    """A plane, its current CRTC and framebuffer, and the formats it scans out."""
-
-    id: int
-    crtc_id: int
-    fb_id: int
-    possible_crtcs: int
-    formats: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class FbInfo:
-    """A framebuffer object (``GETFB2``): its size, format and first buffer."""
-
-    id: int
-    width: int
-    height: int
-    fourcc: str
-    handle: int
-    pitch: int
-    offset: int
+#: Opens a card by path (tests pass one that returns a fake card).
+CardFactory = Callable[[str], CardLike]
 
 
 @dataclass(frozen=True)
@@ -303,493 +107,6 @@ class DrmInfo:
     plane_formats: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class CardInfo:
-    """Everything :func:`probe` finds on a card (for ``fbgfx info``)."""
-
-    path: str
-    driver: str
-    connectors: tuple[Connector, ...]
-    crtcs: tuple[CrtcState, ...]
-    planes: tuple[Plane, ...]
-
-
-# -- the card: thin ioctl wrappers -------------------------------------------------------------
-
-
-def _open_error(e: OSError, path: str) -> FramebufferError:
-    if e.errno == errno.ENOENT:
-        cards = find_cards()
-        have = ", ".join(cards) if cards else "none (no DRM driver loaded)"
-        return FramebufferError(errno.ENOENT, f"no such DRM card; available: {have}", path)
-    if e.errno in (errno.EACCES, errno.EPERM):
-        return FramebufferError(
-            e.errno,
-            "permission denied: add your user to the 'video' group (sudo usermod -aG video $USER) and log in "
-            "again, or run from a console seat that logind gives the card to",
-            path,
-        )
-    return FramebufferError(e.errno or errno.EIO, f"cannot open: {e.strerror}", path)
-
-
-class Card:
-    """An open ``/dev/dri/cardN``: each method is one ioctl (or a read) and raises
-    :class:`~fbgfx.errors.FramebufferError` with the kernel's errno."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        try:
-            self.fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NONBLOCK)
-        except OSError as e:
-            raise _open_error(e, path) from None
-        try:
-            st = os.fstat(self.fd)
-            if not (os.major(st.st_rdev) == DRM_MAJOR and (st.st_mode & 0o170000) == 0o020000):
-                raise FramebufferError(
-                    errno.ENOTTY, "not a DRM card (expected a /dev/dri/cardN character device)", path
-                )
-        except BaseException:
-            os.close(self.fd)
-            raise
-
-    def _ioctl(self, request: int, arg: Any, doing: str) -> None:
-        check(lib.fbgfx_drm_ioctl(self.fd, request, arg), doing, self.path)
-
-    def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-
-    # -- identity and capabilities
-
-    def driver(self) -> str:
-        v = ffi.new("struct drm_version *")
-        name = ffi.new("char[]", _VERSION_NAME_LEN)
-        v.name, v.name_len = name, _VERSION_NAME_LEN - 1
-        self._ioctl(lib.DRM_IOCTL_VERSION, v, "reading the driver name (DRM_IOCTL_VERSION)")
-        driver: str = ffi.string(name).decode("ascii", "replace")
-        return driver
-
-    def get_cap(self, cap: int) -> int:
-        c = ffi.new("struct drm_get_cap *")
-        c.capability = cap
-        self._ioctl(lib.DRM_IOCTL_GET_CAP, c, "reading a capability (DRM_IOCTL_GET_CAP)")
-        return int(c.value)
-
-    def set_client_cap(self, cap: int, value: int) -> bool:
-        c = ffi.new("struct drm_set_client_cap *")
-        c.capability, c.value = cap, value
-        return bool(lib.fbgfx_drm_ioctl(self.fd, lib.DRM_IOCTL_SET_CLIENT_CAP, c) == 0)
-
-    def set_master(self) -> None:
-        self._ioctl(lib.DRM_IOCTL_SET_MASTER, ffi.NULL, "becoming DRM master (DRM_IOCTL_SET_MASTER)")
-
-    def drop_master(self) -> None:
-        self._ioctl(lib.DRM_IOCTL_DROP_MASTER, ffi.NULL, "dropping DRM master (DRM_IOCTL_DROP_MASTER)")
-
-    # -- mode objects
-
-    def resources(self) -> tuple[list[int], list[int], list[int]]:
-        """(CRTC ids, connector ids, encoder ids), in the card's order."""
-        doing = "reading the card's resources (DRM_IOCTL_MODE_GETRESOURCES)"
-        for _ in range(5):  # the counts can change between the two calls (hotplug)
-            res = ffi.new("struct drm_mode_card_res *")
-            self._ioctl(lib.DRM_IOCTL_MODE_GETRESOURCES, res, doing)
-            counts = (res.count_crtcs, res.count_connectors, res.count_encoders)
-            crtcs, conns, encs = (ffi.new("uint32_t[]", max(n, 1)) for n in counts)
-            res2 = ffi.new("struct drm_mode_card_res *")
-            res2.count_crtcs, res2.count_connectors, res2.count_encoders = counts
-            res2.crtc_id_ptr = _addr(crtcs)
-            res2.connector_id_ptr = _addr(conns)
-            res2.encoder_id_ptr = _addr(encs)
-            self._ioctl(lib.DRM_IOCTL_MODE_GETRESOURCES, res2, doing)
-            if (res2.count_crtcs, res2.count_connectors, res2.count_encoders) == counts:
-                return (
-                    [crtcs[i] for i in range(counts[0])],
-                    [conns[i] for i in range(counts[1])],
-                    [encs[i] for i in range(counts[2])],
-                )
-        raise FramebufferError(errno.EAGAIN, doing + ": the card kept changing", self.path)
-
-    def connector(self, connector_id: int, probe: bool = True) -> Connector:
-        """A connector, its status and modes.
-
-        ``probe``: ask with no room for modes, which makes the DRM master probe the
-        connector (its status is only known once someone has: with no console on the
-        card, nobody has); else ask with room for one mode, which only reports.
-        """
-        doing = "reading a connector (DRM_IOCTL_MODE_GETCONNECTOR)"
-        for _ in range(5):
-            c = ffi.new("struct drm_mode_get_connector *")
-            c.connector_id = connector_id
-            one = ffi.new("struct drm_mode_modeinfo[1]")
-            if not probe:
-                c.count_modes, c.modes_ptr = 1, _addr(one)
-            self._ioctl(lib.DRM_IOCTL_MODE_GETCONNECTOR, c, doing)
-            n_modes, n_encs = max(c.count_modes, 1), c.count_encoders
-            modes = ffi.new("struct drm_mode_modeinfo[]", n_modes)
-            encs = ffi.new("uint32_t[]", max(n_encs, 1))
-            c2 = ffi.new("struct drm_mode_get_connector *")
-            c2.connector_id = connector_id
-            c2.count_modes, c2.modes_ptr = n_modes, _addr(modes)
-            c2.count_encoders, c2.encoders_ptr = n_encs, _addr(encs)
-            self._ioctl(lib.DRM_IOCTL_MODE_GETCONNECTOR, c2, doing)
-            if c2.count_modes <= n_modes and c2.count_encoders == n_encs:
-                kind = CONNECTOR_TYPES[c2.connector_type] if c2.connector_type < len(CONNECTOR_TYPES) else "Unknown"
-                return Connector(
-                    id=connector_id,
-                    name=f"{kind}-{c2.connector_type_id}",
-                    connected=c2.connection == lib.DRM_MODE_CONNECTED,
-                    modes=tuple(_mode_from_c(modes[i]) for i in range(c2.count_modes)),
-                    encoder_id=c2.encoder_id,
-                    encoders=tuple(encs[i] for i in range(n_encs)),
-                    mm_width=c2.mm_width,
-                    mm_height=c2.mm_height,
-                )
-        raise FramebufferError(errno.EAGAIN, doing + ": the connector kept changing", self.path)
-
-    def encoder(self, encoder_id: int) -> Encoder:
-        e = ffi.new("struct drm_mode_get_encoder *")
-        e.encoder_id = encoder_id
-        self._ioctl(lib.DRM_IOCTL_MODE_GETENCODER, e, "reading an encoder (DRM_IOCTL_MODE_GETENCODER)")
-        return Encoder(encoder_id, e.crtc_id, e.possible_crtcs)
-
-    def crtc(self, crtc_id: int) -> CrtcState:
-        c = ffi.new("struct drm_mode_crtc *")
-        c.crtc_id = crtc_id
-        self._ioctl(lib.DRM_IOCTL_MODE_GETCRTC, c, "reading a CRTC (DRM_IOCTL_MODE_GETCRTC)")
-        return CrtcState(crtc_id, c.fb_id, c.x, c.y, _mode_from_c(c.mode) if c.mode_valid else None)
-
-    def set_crtc(
-        self, crtc_id: int, fb_id: int, x: int, y: int, connectors: Sequence[int], mode: DrmMode | None
-    ) -> None:
-        c = ffi.new("struct drm_mode_crtc *")
-        conns = ffi.new("uint32_t[]", list(connectors) or [0])
-        c.crtc_id, c.fb_id, c.x, c.y = crtc_id, fb_id, x, y
-        c.count_connectors = len(connectors)
-        c.set_connectors_ptr = _addr(conns) if connectors else 0
-        if mode is not None:
-            c.mode_valid = 1
-            _mode_to_c(mode, c.mode)
-        self._ioctl(lib.DRM_IOCTL_MODE_SETCRTC, c, "setting the CRTC (DRM_IOCTL_MODE_SETCRTC)")
-
-    def planes(self) -> list[Plane]:
-        # Without this client cap the primary planes are hidden.
-        self.set_client_cap(lib.DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1)
-        doing = "reading the planes (DRM_IOCTL_MODE_GETPLANERESOURCES)"
-        res = ffi.new("struct drm_mode_get_plane_res *")
-        self._ioctl(lib.DRM_IOCTL_MODE_GETPLANERESOURCES, res, doing)
-        n = res.count_planes
-        ids = ffi.new("uint32_t[]", max(n, 1))
-        res2 = ffi.new("struct drm_mode_get_plane_res *")
-        res2.count_planes, res2.plane_id_ptr = n, _addr(ids)
-        self._ioctl(lib.DRM_IOCTL_MODE_GETPLANERESOURCES, res2, doing)
-        planes = []
-        for i in range(min(n, res2.count_planes)):
-            p = ffi.new("struct drm_mode_get_plane *")
-            p.plane_id = ids[i]
-            self._ioctl(lib.DRM_IOCTL_MODE_GETPLANE, p, "reading a plane (DRM_IOCTL_MODE_GETPLANE)")
-            fmts = ffi.new("uint32_t[]", max(p.count_format_types, 1))
-            p2 = ffi.new("struct drm_mode_get_plane *")
-            p2.plane_id, p2.count_format_types, p2.format_type_ptr = ids[i], p.count_format_types, _addr(fmts)
-            self._ioctl(lib.DRM_IOCTL_MODE_GETPLANE, p2, "reading a plane (DRM_IOCTL_MODE_GETPLANE)")
-            formats = tuple(fourcc_name(fmts[k]) for k in range(min(p.count_format_types, p2.count_format_types)))
-            planes.append(Plane(ids[i], p2.crtc_id, p2.fb_id, p2.possible_crtcs, formats))
-        return planes
-
-    # -- buffers
-
-    def create_dumb(self, width: int, height: int, bpp: int) -> tuple[int, int, int]:
-        """(handle, pitch, size) of a new dumb buffer."""
-        d = ffi.new("struct drm_mode_create_dumb *")
-        d.width, d.height, d.bpp = width, height, bpp
-        self._ioctl(
-            lib.DRM_IOCTL_MODE_CREATE_DUMB, d, f"creating a {width}x{height} buffer (DRM_IOCTL_MODE_CREATE_DUMB)"
-        )
-        return d.handle, d.pitch, int(d.size)
-
-    def map_offset(self, handle: int) -> int:
-        m = ffi.new("struct drm_mode_map_dumb *")
-        m.handle = handle
-        self._ioctl(lib.DRM_IOCTL_MODE_MAP_DUMB, m, "preparing a buffer for mapping (DRM_IOCTL_MODE_MAP_DUMB)")
-        return int(m.offset)
-
-    def destroy_dumb(self, handle: int) -> None:
-        d = ffi.new("struct drm_mode_destroy_dumb *")
-        d.handle = handle
-        self._ioctl(lib.DRM_IOCTL_MODE_DESTROY_DUMB, d, "freeing a buffer (DRM_IOCTL_MODE_DESTROY_DUMB)")
-
-    def gem_close(self, handle: int) -> None:
-        g = ffi.new("struct drm_gem_close *")
-        g.handle = handle
-        self._ioctl(lib.DRM_IOCTL_GEM_CLOSE, g, "closing a buffer handle (DRM_IOCTL_GEM_CLOSE)")
-
-    def add_fb2(self, width: int, height: int, code: str, handle: int, pitch: int, offset: int = 0) -> int:
-        f = ffi.new("struct drm_mode_fb_cmd2 *")
-        f.width, f.height, f.pixel_format = width, height, fourcc(code)
-        f.handles[0], f.pitches[0], f.offsets[0] = handle, pitch, offset
-        self._ioctl(
-            lib.DRM_IOCTL_MODE_ADDFB2, f, f"adding a {width}x{height} {code} framebuffer (DRM_IOCTL_MODE_ADDFB2)"
-        )
-        return int(f.fb_id)
-
-    def rm_fb(self, fb_id: int) -> None:
-        i = ffi.new("unsigned int *", fb_id)
-        self._ioctl(lib.DRM_IOCTL_MODE_RMFB, i, "removing a framebuffer (DRM_IOCTL_MODE_RMFB)")
-
-    def get_fb(self, fb_id: int) -> FbInfo:
-        """A framebuffer's geometry and (for root or the master) a handle to its buffer."""
-        f = ffi.new("struct drm_mode_fb_cmd2 *")
-        f.fb_id = fb_id
-        rc = lib.fbgfx_drm_ioctl(self.fd, lib.DRM_IOCTL_MODE_GETFB2, f)
-        if rc == 0:
-            return FbInfo(
-                fb_id, f.width, f.height, fourcc_name(f.pixel_format), f.handles[0], f.pitches[0], f.offsets[0]
-            )
-        if rc not in (-errno.EINVAL, -errno.ENOTTY):
-            check(rc, "reading the framebuffer on screen (DRM_IOCTL_MODE_GETFB2)", self.path)
-        # GETFB2 is from Linux 5.7; GETFB knows depth and bpp only.
-        g = ffi.new("struct drm_mode_fb_cmd *")
-        g.fb_id = fb_id
-        self._ioctl(lib.DRM_IOCTL_MODE_GETFB, g, "reading the framebuffer on screen (DRM_IOCTL_MODE_GETFB)")
-        code = {(24, 32): "XR24", (32, 32): "AR24", (16, 16): "RG16"}.get((g.depth, g.bpp), "????")
-        return FbInfo(fb_id, g.width, g.height, code, g.handle, g.pitch, 0)
-
-    def page_flip(self, crtc_id: int, fb_id: int, user_data: int) -> None:
-        p = ffi.new("struct drm_mode_crtc_page_flip *")
-        p.crtc_id, p.fb_id, p.flags, p.user_data = crtc_id, fb_id, lib.DRM_MODE_PAGE_FLIP_EVENT, user_data
-        self._ioctl(lib.DRM_IOCTL_MODE_PAGE_FLIP, p, "flipping pages (DRM_IOCTL_MODE_PAGE_FLIP)")
-
-    def dirty_fb(self, fb_id: int, rects: Sequence[tuple[int, int, int, int]]) -> None:
-        """Tell the driver which rectangles (x0, y0, x1, y1; x1/y1 exclusive) changed."""
-        clips = ffi.new("struct drm_clip_rect[]", max(len(rects), 1))
-        for i, (x0, y0, x1, y1) in enumerate(rects):
-            clips[i].x1, clips[i].y1, clips[i].x2, clips[i].y2 = x0, y0, x1, y1
-        d = ffi.new("struct drm_mode_fb_dirty_cmd *")
-        d.fb_id, d.num_clips, d.clips_ptr = fb_id, len(rects), _addr(clips) if rects else 0
-        self._ioctl(lib.DRM_IOCTL_MODE_DIRTYFB, d, "sending changed rectangles (DRM_IOCTL_MODE_DIRTYFB)")
-
-    def wait_vblank(self, crtc_index: int) -> None:
-        check(lib.fbgfx_drm_wait_vblank(self.fd, crtc_index), "waiting for vblank (DRM_IOCTL_WAIT_VBLANK)", self.path)
-
-    def read_events(self, timeout: float) -> list[tuple[int, int, int, int]]:
-        """Wait up to ``timeout`` s for events: (type, user_data, sequence, crtc_id) each."""
-        ready, _, _ = select.select([self.fd], [], [], max(timeout, 0))
-        if not ready:
-            return []
-        try:
-            data = os.read(self.fd, 4096)
-        except BlockingIOError:
-            return []
-        events, pos = [], 0
-        while pos + 8 <= len(data):
-            kind, length = struct.unpack_from("=II", data, pos)
-            if length < 8:
-                break
-            if kind == lib.DRM_EVENT_FLIP_COMPLETE and length >= 32:
-                user_data, _sec, _usec, seq, crtc = struct.unpack_from("=QIIII", data, pos + 8)
-                events.append((kind, user_data, seq, crtc))
-            else:
-                events.append((kind, 0, 0, 0))
-            pos += length
-        return events
-
-    def map_pages(self, offsets: Sequence[int], size: int) -> tuple[Any, int]:
-        """Map buffers end to end: (an object with the buffer protocol, its address)."""
-        out = ffi.new("void **")
-        offs = ffi.new("uint64_t[]", list(offsets))
-        total = size * len(offsets)
-        check(
-            lib.fbgfx_drm_map_pages(self.fd, offs, len(offsets), size, out),
-            f"mapping {total} bytes of buffers",
-            self.path,
-        )
-        addr = int(ffi.cast("uintptr_t", out[0]))
-        # munmap only when the last NumPy view of it is gone (the buffer keeps the
-        # pointer alive); detach() has replaced the buffers by then.
-        ptr = ffi.gc(ffi.cast("char *", out[0]), lambda p: lib.fbgfx_drm_unmap(p, total))
-        return ffi.buffer(ptr, total), addr
-
-    def detach(self, addr: int, length: int) -> None:
-        check(lib.fbgfx_drm_detach_pages(ffi.cast("void *", addr), length), "releasing the buffers' mapping", self.path)
-
-    def read_buffer(self, handle: int, length: int) -> bytes:
-        """A copy of a buffer's first ``length`` bytes (for reading what is on screen)."""
-        import mmap
-
-        offset = self.map_offset(handle)
-        try:
-            with mmap.mmap(self.fd, length, mmap.MAP_SHARED, mmap.PROT_READ, offset=offset) as m:
-                return bytes(m)
-        except OSError as e:
-            raise FramebufferError.from_errno(e.errno or errno.EIO, "mapping the buffer on screen", self.path) from None
-
-
-def _addr(cdata: Any) -> int:
-    return int(ffi.cast("uintptr_t", cdata))
-
-
-def _mode_from_c(c: Any) -> DrmMode:
-    values = {name: int(getattr(c, name)) for name in _MODE_FIELDS}
-    return DrmMode(name=ffi.string(c.name).decode("ascii", "replace"), **values)
-
-
-def _mode_to_c(mode: DrmMode, c: Any) -> None:
-    for name in _MODE_FIELDS:
-        setattr(c, name, getattr(mode, name))
-    c.name = mode.name.encode("ascii", "replace")[:31]
-
-
-# -- finding a display -------------------------------------------------------------------------
-
-
-def find_cards(dri_dir: str = DRI_DIR) -> list[str]:
-    """The DRM card nodes (``/dev/dri/card0`` ...), in number order."""
-    cards = glob.glob(os.path.join(dri_dir, "card[0-9]*"))
-    return sorted(cards, key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0))
-
-
-def parse_spec(spec: str) -> tuple[str | None, dict[str, str]]:
-    """Split a ``drm:`` spec into the card path (None: find one) and its options.
-
-    ``"drm:"``, ``"drm:/dev/dri/card1"``, ``"drm:card0"``,
-    ``"drm:card0:connector=HDMI-A-1:mode=1280x720@60:format=RGB565"``.
-
-    Raises:
-        ValueError: Not a drm: spec, an unknown option, or a bad value.
-    """
-    if spec != "drm" and not spec.startswith("drm:"):
-        raise ValueError(f"not a drm: device {spec!r}")
-    parts = spec[4:].split(":") if spec.startswith("drm:") else []
-    card: str | None = None
-    options: dict[str, str] = {}
-    for i, part in enumerate(parts):
-        if not part:
-            continue
-        if "=" in part:
-            key, _, value = part.partition("=")
-            if key not in ("connector", "mode", "format"):
-                raise ValueError(f"unknown drm: option {key!r} in {spec!r}; options: connector=, mode=, format=")
-            options[key] = value
-        elif i == 0 and card is None:
-            card = part if part.startswith("/") else os.path.join(DRI_DIR, part)
-        else:
-            raise ValueError(
-                f"bad drm: spec {spec!r}: expected drm:[CARD][:connector=NAME][:mode=WxH[@HZ]][:format=NAME]"
-            )
-    if "mode" in options:
-        _parse_mode_option(options["mode"])
-    if "format" in options and options["format"].upper() not in FOURCC_FORMATS:
-        raise ValueError(f"drm: format {options['format']!r} is not one of {', '.join(FOURCC_FORMATS)}")
-    return card, options
-
-
-def _parse_mode_option(text: str) -> tuple[int, int, int | None]:
-    m = re.fullmatch(r"(\d+)x(\d+)(?:@(\d+))?", text.strip().lower())
-    if not m or not int(m.group(1)) or not int(m.group(2)):
-        raise ValueError(f"bad drm: mode {text!r}: expected WIDTHxHEIGHT[@HZ], e.g. 1280x720@60")
-    return int(m.group(1)), int(m.group(2)), int(m.group(3)) if m.group(3) else None
-
-
-def probe(path: str) -> CardInfo:
-    """Read a card's connectors (connected or not, with their modes), CRTCs and planes.
-
-    Needs no DRM master: works while another program shows the display.
-    """
-    card = Card(path)
-    try:
-        crtcs, conns, _ = card.resources()
-        try:
-            planes = tuple(card.planes())
-        except FramebufferError:
-            planes = ()
-        return CardInfo(
-            path, card.driver(), tuple(card.connector(c) for c in conns), tuple(card.crtc(c) for c in crtcs), planes
-        )
-    finally:
-        card.close()
-
-
-def find_display(dri_dir: str = DRI_DIR) -> str | None:
-    """The first card with a connected connector, or None."""
-    for path in find_cards(dri_dir):
-        try:
-            card = Card(path)
-        except FramebufferError:
-            continue
-        try:
-            _, conns, _ = card.resources()
-            if any(card.connector(c).connected for c in conns):
-                return path
-        except FramebufferError:
-            continue  # a render-only or KMS-less card
-        finally:
-            card.close()
-    return None
-
-
-def read_scanout(path: str, connector: str | None = None) -> tuple[str, np.ndarray]:
-    """What a card shows now: (fbgfx format name, native pixels (height, width) array).
-
-    Reads the framebuffer on the connector's CRTC (or the first lit CRTC) through
-    ``GETFB2``, which hands out a buffer handle only to root (``CAP_SYS_ADMIN``) or
-    the DRM master: it works while another program shows the display.
-
-    Raises:
-        FramebufferError: Nothing is shown, the handle was withheld (EACCES), or the
-            format is not one fbgfx reads.
-    """
-    card = Card(path)
-    try:
-        crtcs, conns, _ = card.resources()
-        crtc_ids = list(crtcs)
-        if connector is not None:
-            found = [card.connector(c) for c in conns]
-            match = [c for c in found if c.name == connector]
-            if not match:
-                raise FramebufferError(
-                    errno.ENODEV, f"no connector {connector!r}; connectors: {', '.join(c.name for c in found)}", path
-                )
-            enc = match[0].encoder_id
-            crtc_ids = [card.encoder(enc).crtc_id] if enc else []
-        states = [card.crtc(c) for c in crtc_ids if c]
-        lit = [s for s in states if s.fb_id and s.mode is not None]
-        if not lit:
-            raise FramebufferError(errno.ENODATA, "nothing is on screen (no CRTC shows a framebuffer)", path)
-        state = lit[0]
-        info = card.get_fb(state.fb_id)
-        if not info.handle:
-            raise FramebufferError(
-                errno.EACCES,
-                "the kernel gives the buffer on screen only to root or the DRM master: run as root (sudo)",
-                path,
-            )
-        try:
-            code = _ALPHA_ALIASES.get(info.fourcc, info.fourcc)
-            name = _BY_FOURCC.get(code)
-            if name is None:
-                raise FramebufferError(
-                    errno.ENOTSUP, f"the framebuffer on screen is {info.fourcc}, which fbgfx does not read", path
-                )
-            bpp = FOURCC_FORMATS[name][1]
-            w, h = state.mode.hdisplay, state.mode.vdisplay  # type: ignore[union-attr]
-            start = info.offset + state.y * info.pitch + state.x * bpp // 8
-            data = card.read_buffer(info.handle, info.offset + info.pitch * info.height)
-        finally:
-            card.gem_close(info.handle)
-        rows = np.frombuffer(data, np.uint8, count=h * info.pitch - (info.pitch - w * bpp // 8), offset=start)
-        rows = np.lib.stride_tricks.as_strided(rows, (h, w * bpp // 8), (info.pitch, 1))
-        pixels = np.ascontiguousarray(rows)
-        if bpp == 24:
-            return name, pixels.reshape(h, w, 3)
-        return name, pixels.view("<u4" if bpp == 32 else "<u2")
-    finally:
-        card.close()
-
-
-# -- the backend ---------------------------------------------------------------------------------
-
-
 class _Buffers:
     """The dumb buffers of one mode, mapped end to end, and their framebuffer ids."""
 
@@ -811,7 +128,7 @@ class DrmDevice:
     """A display driven through DRM/KMS: the :class:`fbgfx.backend.Backend` of ``drm:``.
 
     Args:
-        card: An open :class:`Card` (tests pass a fake with the same methods). It is
+        card: An open :class:`Card` (tests pass a fake :class:`CardLike`). It is
             closed with the device.
         path: The spec as the user named it, for messages.
         connector: A connector name (``HDMI-A-1``); default: the first connected one.
@@ -834,7 +151,7 @@ class DrmDevice:
 
     def __init__(
         self,
-        card: Any,
+        card: CardLike,
         path: str,
         *,
         connector: str | None = None,
@@ -959,7 +276,7 @@ class DrmDevice:
         modes = self.mode_choices
         if text is None:
             return next((m for m in modes if m.preferred), modes[0])
-        w, h, hz = _parse_mode_option(text)
+        w, h, hz = parse_mode_option(text)
         for m in modes:
             if (m.hdisplay, m.vdisplay) == (w, h) and (hz is None or m.vrefresh == hz):
                 return m
@@ -1021,7 +338,7 @@ class DrmDevice:
         code = FOURCC_FORMATS[name][0]
         offered = self.plane_formats()
         if offered and code not in offered:
-            readable = [_BY_FOURCC[c] for c in offered if c in _BY_FOURCC]
+            readable = [BY_FOURCC[c] for c in offered if c in BY_FOURCC]
             raise FramebufferError(
                 errno.EINVAL,
                 f"the display does not scan out {name} ({code}); it offers {', '.join(readable) or ', '.join(offered)}",
@@ -1104,7 +421,7 @@ class DrmDevice:
         return self._var_for(self.mode, bufs.fourcc, bufs.rows, bufs.pages).replace(yoffset=self._front * bufs.rows)
 
     def _var_for(self, mode: DrmMode, code: str, rows: int, pages: int) -> VarScreenInfo:
-        name = _BY_FOURCC[code]
+        name = BY_FOURCC[code]
         _, bpp, red, green, blue = FOURCC_FORMATS[name]
         clock = mode.clock or 1
         return VarScreenInfo(
@@ -1147,7 +464,7 @@ class DrmDevice:
         if var.activate & FB_ACTIVATE_TEST:
             rows = (
                 bufs.rows
-                if (mode.hdisplay, mode.vdisplay, name) == (bufs.width, bufs.height, _BY_FOURCC[bufs.fourcc])
+                if (mode.hdisplay, mode.vdisplay, name) == (bufs.width, bufs.height, BY_FOURCC[bufs.fourcc])
                 else mode.vdisplay
             )
             want = self._var_for(mode, FOURCC_FORMATS[name][0], rows, 2)
@@ -1184,7 +501,7 @@ class DrmDevice:
         )
 
     def _format_for(self, var: VarScreenInfo, bufs: _Buffers) -> str:
-        current = _BY_FOURCC[bufs.fourcc]
+        current = BY_FOURCC[bufs.fourcc]
         if var.bits_per_pixel in (0, bufs.bpp):
             return current
         candidates = [n for n, spec in FOURCC_FORMATS.items() if spec[1] == var.bits_per_pixel]
@@ -1394,31 +711,3 @@ def _padded_rows(height: int, pitch: int, page: int) -> int:
 
 def _fbdev_only(what: str, path: str) -> FramebufferError:
     return FramebufferError(errno.ENOTTY, f"{what} is fbdev-only: a drm: display has none", path)
-
-
-def is_drm_spec(spec: str) -> bool:
-    """True for ``drm`` and ``drm:...``."""
-    return spec == "drm" or spec.startswith("drm:")
-
-
-def describe(info: CardInfo) -> Iterable[str]:
-    """Lines describing a card for ``fbgfx info``."""
-    yield f"{info.path}: driver {info.driver}"
-    crtc_modes = {c.id: c for c in info.crtcs}
-    for c in info.connectors:
-        state = "connected" if c.connected else "disconnected"
-        yield f"  connector {c.name} ({state}){f', {c.mm_width}x{c.mm_height} mm' if c.mm_width else ''}"
-        seen: list[str] = []
-        for m in c.modes:
-            label = f"{m}{' preferred' if m.preferred else ''}"
-            if label not in seen:
-                seen.append(label)
-        if seen:
-            yield "    modes: " + ", ".join(seen)
-    for s in crtc_modes.values():
-        yield f"  crtc {s.id}: " + (f"{s.mode} fb {s.fb_id} at {s.x},{s.y}" if s.mode else "off")
-    for p in info.planes:
-        yield f"  plane {p.id} (crtcs 0x{p.possible_crtcs:x}): {' '.join(p.formats)}"
-
-
-CardFactory = Callable[[str], Any]

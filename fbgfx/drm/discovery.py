@@ -1,0 +1,192 @@
+"""Finding DRM displays: the card nodes, ``drm:`` specs, what a card has
+(:func:`probe`, :func:`describe`), which card has a connected display, and
+:func:`read_scanout` (what a card shows, read without taking it over).
+
+Nothing here becomes DRM master or changes what a display shows.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+from collections.abc import Iterable
+
+import numpy as np
+
+from ..errors import FramebufferError
+from .card import ALPHA_ALIASES, BY_FOURCC, DRI_DIR, FOURCC_FORMATS, Card, CardInfo, find_cards
+
+__all__ = [
+    "describe",
+    "find_cards",
+    "find_display",
+    "is_drm_spec",
+    "parse_mode_option",
+    "parse_spec",
+    "probe",
+    "read_scanout",
+]
+
+
+def parse_spec(spec: str) -> tuple[str | None, dict[str, str]]:
+    """Split a ``drm:`` spec into the card path (None: find one) and its options.
+
+    ``"drm:"``, ``"drm:/dev/dri/card1"``, ``"drm:card0"``,
+    ``"drm:card0:connector=HDMI-A-1:mode=1280x720@60:format=RGB565"``.
+
+    Raises:
+        ValueError: Not a drm: spec, an unknown option, or a bad value.
+    """
+    if spec != "drm" and not spec.startswith("drm:"):
+        raise ValueError(f"not a drm: device {spec!r}")
+    parts = spec[4:].split(":") if spec.startswith("drm:") else []
+    card: str | None = None
+    options: dict[str, str] = {}
+    for i, part in enumerate(parts):
+        if not part:
+            continue
+        if "=" in part:
+            key, _, value = part.partition("=")
+            if key not in ("connector", "mode", "format"):
+                raise ValueError(f"unknown drm: option {key!r} in {spec!r}; options: connector=, mode=, format=")
+            options[key] = value
+        elif i == 0 and card is None:
+            card = part if part.startswith("/") else os.path.join(DRI_DIR, part)
+        else:
+            raise ValueError(
+                f"bad drm: spec {spec!r}: expected drm:[CARD][:connector=NAME][:mode=WxH[@HZ]][:format=NAME]"
+            )
+    if "mode" in options:
+        parse_mode_option(options["mode"])
+    if "format" in options and options["format"].upper() not in FOURCC_FORMATS:
+        raise ValueError(f"drm: format {options['format']!r} is not one of {', '.join(FOURCC_FORMATS)}")
+    return card, options
+
+
+def parse_mode_option(text: str) -> tuple[int, int, int | None]:
+    m = re.fullmatch(r"(\d+)x(\d+)(?:@(\d+))?", text.strip().lower())
+    if not m or not int(m.group(1)) or not int(m.group(2)):
+        raise ValueError(f"bad drm: mode {text!r}: expected WIDTHxHEIGHT[@HZ], e.g. 1280x720@60")
+    return int(m.group(1)), int(m.group(2)), int(m.group(3)) if m.group(3) else None
+
+
+def probe(path: str) -> CardInfo:
+    """Read a card's connectors (connected or not, with their modes), CRTCs and planes.
+
+    Needs no DRM master: works while another program shows the display.
+    """
+    card = Card(path)
+    try:
+        crtcs, conns, _ = card.resources()
+        try:
+            planes = tuple(card.planes())
+        except FramebufferError:
+            planes = ()
+        return CardInfo(
+            path, card.driver(), tuple(card.connector(c) for c in conns), tuple(card.crtc(c) for c in crtcs), planes
+        )
+    finally:
+        card.close()
+
+
+def find_display(dri_dir: str = DRI_DIR) -> str | None:
+    """The first card with a connected connector, or None."""
+    for path in find_cards(dri_dir):
+        try:
+            card = Card(path)
+        except FramebufferError:
+            continue
+        try:
+            _, conns, _ = card.resources()
+            if any(card.connector(c).connected for c in conns):
+                return path
+        except FramebufferError:
+            continue  # a render-only or KMS-less card
+        finally:
+            card.close()
+    return None
+
+
+def read_scanout(path: str, connector: str | None = None) -> tuple[str, np.ndarray]:
+    """What a card shows now: (fbgfx format name, native pixels (height, width) array).
+
+    Reads the framebuffer on the connector's CRTC (or the first lit CRTC) through
+    ``GETFB2``, which hands out a buffer handle only to root (``CAP_SYS_ADMIN``) or
+    the DRM master: it works while another program shows the display.
+
+    Raises:
+        FramebufferError: Nothing is shown, the handle was withheld (EACCES), or the
+            format is not one fbgfx reads.
+    """
+    card = Card(path)
+    try:
+        crtcs, conns, _ = card.resources()
+        crtc_ids = list(crtcs)
+        if connector is not None:
+            found = [card.connector(c) for c in conns]
+            match = [c for c in found if c.name == connector]
+            if not match:
+                raise FramebufferError(
+                    errno.ENODEV, f"no connector {connector!r}; connectors: {', '.join(c.name for c in found)}", path
+                )
+            enc = match[0].encoder_id
+            crtc_ids = [card.encoder(enc).crtc_id] if enc else []
+        states = [card.crtc(c) for c in crtc_ids if c]
+        lit = [s for s in states if s.fb_id and s.mode is not None]
+        if not lit:
+            raise FramebufferError(errno.ENODATA, "nothing is on screen (no CRTC shows a framebuffer)", path)
+        state = lit[0]
+        info = card.get_fb(state.fb_id)
+        if not info.handle:
+            raise FramebufferError(
+                errno.EACCES,
+                "the kernel gives the buffer on screen only to root or the DRM master: run as root (sudo)",
+                path,
+            )
+        try:
+            code = ALPHA_ALIASES.get(info.fourcc, info.fourcc)
+            name = BY_FOURCC.get(code)
+            if name is None:
+                raise FramebufferError(
+                    errno.ENOTSUP, f"the framebuffer on screen is {info.fourcc}, which fbgfx does not read", path
+                )
+            bpp = FOURCC_FORMATS[name][1]
+            w, h = state.mode.hdisplay, state.mode.vdisplay  # type: ignore[union-attr]
+            start = info.offset + state.y * info.pitch + state.x * bpp // 8
+            data = card.read_buffer(info.handle, info.offset + info.pitch * info.height)
+        finally:
+            card.gem_close(info.handle)
+        rows = np.frombuffer(data, np.uint8, count=h * info.pitch - (info.pitch - w * bpp // 8), offset=start)
+        rows = np.lib.stride_tricks.as_strided(rows, (h, w * bpp // 8), (info.pitch, 1))
+        pixels = np.ascontiguousarray(rows)
+        if bpp == 24:
+            return name, pixels.reshape(h, w, 3)
+        return name, pixels.view("<u4" if bpp == 32 else "<u2")
+    finally:
+        card.close()
+
+
+def is_drm_spec(spec: str) -> bool:
+    """True for ``drm`` and ``drm:...``."""
+    return spec == "drm" or spec.startswith("drm:")
+
+
+def describe(info: CardInfo) -> Iterable[str]:
+    """Lines describing a card for ``fbgfx info``."""
+    yield f"{info.path}: driver {info.driver}"
+    crtc_modes = {c.id: c for c in info.crtcs}
+    for c in info.connectors:
+        state = "connected" if c.connected else "disconnected"
+        yield f"  connector {c.name} ({state}){f', {c.mm_width}x{c.mm_height} mm' if c.mm_width else ''}"
+        seen: list[str] = []
+        for m in c.modes:
+            label = f"{m}{' preferred' if m.preferred else ''}"
+            if label not in seen:
+                seen.append(label)
+        if seen:
+            yield "    modes: " + ", ".join(seen)
+    for s in crtc_modes.values():
+        yield f"  crtc {s.id}: " + (f"{s.mode} fb {s.fb_id} at {s.x},{s.y}" if s.mode else "off")
+    for p in info.planes:
+        yield f"  plane {p.id} (crtcs 0x{p.possible_crtcs:x}): {' '.join(p.formats)}"
