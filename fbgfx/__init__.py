@@ -4,7 +4,7 @@ Open a display with :func:`open` (``/dev/fbN`` or ``virtual:WxH[:FORMAT]``), dra
 NumPy memory in its native pixel format, and restore everything on close.
 """
 
-from ._open import open
+from ._open import VirtualFramebuffer, open
 from .device import Framebuffer
 from .errors import FramebufferError, ModeError, TouchError, UnsupportedFormatError
 from .modes import Mode, parse_mode
@@ -13,7 +13,7 @@ from .screen import Screen
 from .screeninfo import Bitfield, FixScreenInfo, VarScreenInfo
 from .surface import Surface
 from .text import font
-from .virtual import VirtualDevice, VirtualFramebuffer
+from .virtual import VirtualDevice, VirtualOptions
 
 __version__ = "0.1.0"
 
@@ -34,6 +34,7 @@ __all__ = [
     "VarScreenInfo",
     "VirtualDevice",
     "VirtualFramebuffer",
+    "VirtualOptions",
     "default_palette",
     "font",
     "open",

@@ -1,20 +1,26 @@
 """fbgfx.open(): the one place that knows every backend and picks one for a device name.
 
 It sits above :mod:`fbgfx.device` and the backends (``/dev/fbN``, the virtual device,
-DRM/KMS), so that none of them imports another to open it.
+DRM/KMS), so that none of them imports another to open it: :func:`resolve` (which
+looks for a DRM card when there is no ``/dev/fb0``) and :class:`VirtualFramebuffer`
+(a :class:`Framebuffer` over the virtual backend) live here too.
 """
 
 from __future__ import annotations
 
 import errno
+import os
+from typing import Any, Union
 
 from ._kernel import KernelDevice
-from .device import Framebuffer, PathLike, resolve
-from .drm import DrmDevice, is_drm_spec
+from .device import Framebuffer
+from .drm import DrmDevice, find_display, is_drm_spec
 from .errors import FramebufferError
-from .virtual import VirtualFramebuffer
+from .virtual import VirtualDevice, parse_spec
 
-__all__ = ["open"]
+__all__ = ["PathLike", "VirtualFramebuffer", "open", "resolve"]
+
+PathLike = Union[str, int, "os.PathLike[str]"]
 
 
 def open(path: PathLike | None = None, *, readonly: bool = False) -> Framebuffer:  # noqa: A001 - mirrors builtins.open
@@ -54,3 +60,62 @@ def open(path: PathLike | None = None, *, readonly: bool = False) -> Framebuffer
             )
         return Framebuffer(DrmDevice.open(path), path)
     return Framebuffer(KernelDevice(path), path, readonly=readonly)
+
+
+def resolve(path: PathLike | None = None) -> str:
+    """The device :func:`open` opens for ``path``: ``N`` and ``"N"`` become
+    ``/dev/fbN``; None becomes ``$FRAMEBUFFER``, else ``/dev/fb0``, else
+    ``drm:/dev/dri/cardN`` for the first DRM card with a connected display (kernels
+    without ``CONFIG_FB_DEVICE`` have no ``/dev/fb*``), else ``/dev/fb0``."""
+    if path is None:
+        path = os.environ.get("FRAMEBUFFER") or "/dev/fb0"
+        if path == "/dev/fb0" and not os.path.exists(path):
+            card = find_display()
+            if card is not None:
+                path = f"drm:{card}"
+    if isinstance(path, int):
+        path = f"/dev/fb{path}"
+    path = os.fspath(path)
+    if path.isdigit():
+        path = f"/dev/fb{path}"
+    return path
+
+
+class VirtualFramebuffer(Framebuffer):
+    """A :class:`Framebuffer` over a :class:`~fbgfx.virtual.VirtualDevice`: same
+    interface, no kernel.
+
+    Args:
+        width, height, format: The visible size and pixel format.
+        readonly: Create and change nothing (see :class:`~fbgfx.virtual.VirtualDevice`).
+        **options: :class:`~fbgfx.virtual.VirtualOptions` fields.
+
+    Example:
+        >>> fb = VirtualFramebuffer(800, 480, "RGB565")
+        >>> fb.pixels.shape
+        (480, 800)
+    """
+
+    def __init__(
+        self, width: int = 800, height: int = 480, format: Any = "XRGB8888", *, readonly: bool = False, **options: Any
+    ) -> None:
+        device = VirtualDevice(width, height, format, readonly=readonly, **options)
+        var = device.get_var()
+        super().__init__(device, f"virtual:{var.xres}x{var.yres}:{device.format.name}", readonly=readonly)
+
+    @property
+    def device(self) -> VirtualDevice:
+        """The simulated driver, for inspecting what fbgfx asked of it."""
+        device = self._device
+        assert isinstance(device, VirtualDevice)
+        return device
+
+    @classmethod
+    def from_spec(cls, spec: str, *, readonly: bool = False) -> VirtualFramebuffer:
+        """Open ``virtual:WIDTHxHEIGHT[:FORMAT][:key=value...]`` (see
+        :func:`fbgfx.virtual.parse_spec`).
+
+        With ``readonly`` nothing is created or changed (see :class:`~fbgfx.virtual.VirtualDevice`).
+        """
+        width, height, fmt, options = parse_spec(spec)
+        return cls(width, height, fmt, readonly=readonly, **options.fields())

@@ -11,15 +11,17 @@ as missing. ``Framebuffer`` never asks which backend it has.
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
 
+from .errors import FramebufferError
 from .modes import Mode
 from .screeninfo import FixScreenInfo, VarScreenInfo
 
-__all__ = ["Backend", "FbdevBackend"]
+__all__ = ["Backend", "FbdevBackend", "fbdev_only"]
 
 
 class Backend(Protocol):
@@ -122,3 +124,11 @@ class FbdevBackend:
 
     def drm_info(self) -> Any | None:
         return None
+
+
+def fbdev_only(what: str, path: str, instead: str = "") -> FramebufferError:
+    """The error for asking a backend that is not fbdev's (DRM/KMS) for ``what`` only
+    fbdev has (``ENOTTY``, as a driver without the ioctl answers); ``instead`` says
+    what to use."""
+    hint = f"; use {instead}" if instead else ""
+    return FramebufferError(errno.ENOTTY, f"{what} is fbdev-only: a drm: display has none{hint}", path)

@@ -12,14 +12,13 @@ import errno
 import os
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Callable, Union
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from PIL import Image
 
 from . import _restore
-from .backend import Backend
-from .drm import DrmInfo, find_display
+from .backend import Backend, fbdev_only
 from .errors import FramebufferError, ModeError
 from .modes import Mode, list_modes, resolve_mode_args
 from .pixelformat import PixelFormat, default_palette
@@ -32,39 +31,20 @@ from .screeninfo import (
     FixScreenInfo,
     VarScreenInfo,
     describe_mode,
+    geometry,
 )
 
 if TYPE_CHECKING:
+    from .drm import DrmInfo
     from .screen import Screen
 
-__all__ = ["BLANK_LEVELS", "Framebuffer", "resolve"]
-
-PathLike = Union[str, int, "os.PathLike[str]"]
+__all__ = ["BLANK_LEVELS", "Framebuffer"]
 
 #: ``FBIOBLANK`` levels by name (``FB_BLANK_*``).
 BLANK_LEVELS = {"unblank": 0, "normal": 1, "vsync_suspend": 2, "hsync_suspend": 3, "powerdown": 4}
 
 # Errors by which a driver says "I do not do that" rather than "that failed".
 _UNSUPPORTED = (errno.ENOTTY, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
-
-
-def resolve(path: PathLike | None = None) -> str:
-    """The device :func:`open` opens for ``path``: ``N`` and ``"N"`` become
-    ``/dev/fbN``; None becomes ``$FRAMEBUFFER``, else ``/dev/fb0``, else
-    ``drm:/dev/dri/cardN`` for the first DRM card with a connected display (kernels
-    without ``CONFIG_FB_DEVICE`` have no ``/dev/fb*``), else ``/dev/fb0``."""
-    if path is None:
-        path = os.environ.get("FRAMEBUFFER") or "/dev/fb0"
-        if path == "/dev/fb0" and not os.path.exists(path):
-            card = find_display()
-            if card is not None:
-                path = f"drm:{card}"
-    if isinstance(path, int):
-        path = f"/dev/fb{path}"
-    path = os.fspath(path)
-    if path.isdigit():
-        path = f"/dev/fb{path}"
-    return path
 
 
 class Framebuffer:
@@ -174,7 +154,7 @@ class Framebuffer:
                 :attr:`width`, :attr:`height`, :attr:`stride`, :attr:`format`, :attr:`drm`).
         """
         if not self._device.fbdev:
-            raise _fbdev_only("fb.var (fb_var_screeninfo)", self.path)
+            raise fbdev_only("fb.var (fb_var_screeninfo)", self.path, "width, height, stride, format and fb.drm")
         return self._var
 
     @property
@@ -185,7 +165,7 @@ class Framebuffer:
             FramebufferError: ``ENOTTY`` on a ``drm:`` display, which has none.
         """
         if not self._device.fbdev:
-            raise _fbdev_only("fb.fix (fb_fix_screeninfo)", self.path)
+            raise fbdev_only("fb.fix (fb_fix_screeninfo)", self.path, "width, height, stride, format and fb.drm")
         return self._fix
 
     @property
@@ -514,7 +494,7 @@ class Framebuffer:
                     errno.EINVAL, f"the driver did not apply {describe}: it shows {mismatch}", self.path, asked
                 )
             self._load()
-            self._mine["var"], self._mine["pan"] = _geometry(got), (got.xoffset, got.yoffset)
+            self._mine["var"], self._mine["pan"] = geometry(got), (got.xoffset, got.yoffset)
         except BaseException as e:
             self._restore_var(original)
             self._load()
@@ -578,7 +558,7 @@ class Framebuffer:
         except OSError:
             return False  # cannot tell: restore as before
         if key == "var":
-            return bool(_geometry(var) != self._mine["var"])
+            return bool(geometry(var) != self._mine["var"])
         return bool((var.xoffset, var.yoffset) != self._mine["pan"])
 
     def keep_mode(self) -> None:
@@ -747,22 +727,6 @@ def _mode_request(
     }
 
 
-def _geometry(var: VarScreenInfo) -> tuple[Any, ...]:
-    """What a mode change sets (everything but the pan offset)."""
-    return (
-        var.xres,
-        var.yres,
-        var.xres_virtual,
-        var.yres_virtual,
-        var.bits_per_pixel,
-        var.grayscale,
-        var.red,
-        var.green,
-        var.blue,
-        var.transp,
-    )
-
-
 def _mode_mismatch(asked: dict[str, int], got: VarScreenInfo) -> str:
     """'' when the kernel's answer gives what was asked, else a description of it."""
     ok = (
@@ -775,14 +739,6 @@ def _mode_mismatch(asked: dict[str, int], got: VarScreenInfo) -> str:
     if ok:
         return ""
     return describe_mode(got)
-
-
-def _fbdev_only(what: str, path: str) -> FramebufferError:
-    return FramebufferError(
-        errno.ENOTTY,
-        f"{what} is fbdev-only: a drm: display has none; use width, height, stride, format and fb.drm",
-        path,
-    )
 
 
 def _rect(box: Sequence[Any]) -> tuple[int, int, int, int]:

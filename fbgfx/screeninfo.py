@@ -121,6 +121,27 @@ VAR_FIELDS = tuple(f.name for f in dataclasses.fields(VarScreenInfo))
 FIX_FIELDS = tuple(f.name for f in dataclasses.fields(FixScreenInfo))
 
 
+def geometry(var: VarScreenInfo) -> tuple[Any, ...]:
+    """What a mode change sets: every field of ``var`` but the pan offset and the timings.
+
+    Two vars with the same geometry show the same picture layout, so comparing
+    geometries tells a mode change from a pan (``grayscale`` included: on fbdev it
+    switches a palette format between colour and gray).
+    """
+    return (
+        var.xres,
+        var.yres,
+        var.xres_virtual,
+        var.yres_virtual,
+        var.bits_per_pixel,
+        var.grayscale,
+        var.red,
+        var.green,
+        var.blue,
+        var.transp,
+    )
+
+
 def describe_mode(mode: VarScreenInfo | Mapping[str, int]) -> str:
     """A mode as ``fbset`` users write it: ``800x600-16``, plus ``(virtual 800x1200)``.
 

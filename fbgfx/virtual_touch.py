@@ -45,7 +45,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _evdev
-from .device import resolve
+from ._open import resolve
 from .errors import TouchError
 from .touch import AbsInfo, InputDevice, Touchscreen
 from .virtual import STATE_SUFFIX, VirtualDevice, parse_spec
@@ -88,7 +88,7 @@ def display_file(path: str | None = None, screen: Any = None) -> str | None:
     spec = resolve(path) if path is None else path
     if not spec.startswith("virtual:"):
         return None
-    file = parse_spec(spec)[3].get("file")
+    file = parse_spec(spec)[3].file
     return None if file is None else os.path.abspath(os.fspath(file))
 
 

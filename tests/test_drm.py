@@ -278,13 +278,13 @@ def test_restore_registry_gives_the_display_back(card):
 
 def test_open_prefers_fb0_then_a_drm_card(monkeypatch):
     """open() with no argument uses /dev/fb0 when present, else the first DRM display."""
-    from fbgfx import device, drm
+    from fbgfx import _open, drm
 
     monkeypatch.delenv("FRAMEBUFFER", raising=False)
     opened = []
-    real_exists = device.os.path.exists
-    monkeypatch.setattr(device.os.path, "exists", lambda p: p != "/dev/fb0" and real_exists(p))
-    monkeypatch.setattr(device, "find_display", lambda: "/dev/dri/card1")
+    real_exists = _open.os.path.exists
+    monkeypatch.setattr(_open.os.path, "exists", lambda p: p != "/dev/fb0" and real_exists(p))
+    monkeypatch.setattr(_open, "find_display", lambda: "/dev/dri/card1")
     monkeypatch.setattr(
         drm.DrmDevice,
         "open",
@@ -382,10 +382,10 @@ def test_fbdev_pan_not_shown_copies(open_virtual):
 
 def test_open_without_any_display_says_so(monkeypatch):
     """open() with no /dev/fb0 and no DRM display raises ENOENT for /dev/fb0."""
-    import fbgfx.device as device
+    import fbgfx._open as opener
 
     monkeypatch.delenv("FRAMEBUFFER", raising=False)
-    monkeypatch.setattr(device, "find_display", lambda: None)
+    monkeypatch.setattr(opener, "find_display", lambda: None)
     monkeypatch.setattr("fbgfx._kernel.os.open", lambda *a: (_ for _ in ()).throw(FileNotFoundError(2, "gone")))
     with pytest.raises(fbgfx.FramebufferError, match="no such framebuffer device") as info:
         fbgfx.open()

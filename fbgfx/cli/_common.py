@@ -28,9 +28,9 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 import fbgfx
 
+from .._open import resolve
 from ..color import parse_color
 from ..convert import has_alpha
-from ..device import resolve
 from ..drm import find_display, is_drm_spec, parse_spec
 from ..errors import FramebufferError
 from ..screen import resolve_rotate

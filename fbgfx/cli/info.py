@@ -7,7 +7,8 @@ import dataclasses
 import json
 from typing import Any
 
-from ..device import Framebuffer, resolve
+from .._open import resolve
+from ..device import Framebuffer
 from ..drm import CardInfo, describe, find_cards, parse_spec, probe
 from ..modes import Timings
 from ..screeninfo import VISUAL_NAMES

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import _evdev, touch
-from ..device import resolve
+from .._open import resolve
 from ..drm import is_drm_spec
 from ..errors import FramebufferError, TouchError
 from ._common import Command, Context, open_device, seconds

@@ -42,6 +42,7 @@ import numpy as np
 
 from .. import _restore
 from .._ffi import lib
+from ..backend import fbdev_only
 from ..console import Console, find_vt
 from ..errors import FramebufferError, ModeError
 from ..modes import Mode
@@ -601,10 +602,10 @@ class DrmDevice:
             self._dirty_ok = False  # the driver scans out the buffer: nothing to tell
 
     def get_cmap(self, start: int, length: int) -> np.ndarray:
-        raise _fbdev_only("a colour map (palette)", self.path)
+        raise fbdev_only("a colour map (palette)", self.path)
 
     def put_cmap(self, start: int, entries: np.ndarray) -> None:
-        raise _fbdev_only("a colour map (palette)", self.path)
+        raise fbdev_only("a colour map (palette)", self.path)
 
     def blank(self, level: int) -> bool:
         """Blank by turning the CRTC off; unblank by showing the front page again."""
@@ -707,7 +708,3 @@ def _padded_rows(height: int, pitch: int, page: int) -> int:
     """The fewest rows >= ``height`` whose bytes fill whole memory pages."""
     step = page // math.gcd(pitch, page)
     return -(-height // step) * step
-
-
-def _fbdev_only(what: str, path: str) -> FramebufferError:
-    return FramebufferError(errno.ENOTTY, f"{what} is fbdev-only: a drm: display has none", path)
