@@ -10,10 +10,12 @@ Fixtures:
         with the CLI, read-only opens, errors from bad specs, state after ``close()``)
         open their devices explicitly instead.
 
-Helpers (plain functions in ``tests/pillow_compare.py``, imported as
-``from pillow_compare import ...``):
+Helpers (in ``tests/pillow_compare.py``, imported as ``from pillow_compare import ...``):
     assert_like_pillow: runs one drawing on a Surface and on Pillow's ImageDraw and
-        compares every pixel (exactly, or within a tolerance).
+        compares every pixel (exactly, or within a tolerance); fails when nothing was
+        drawn unless told ``must_draw=False``.
+    RandomDrawings: the same for many random drawings, some of which may miss the
+        picture; fails unless at least half of them drew something.
     assert_same_pixels: the comparison alone, for pictures made another way.
 
 Fake DRM cards for the DRM backend's tests live in ``tests/fake_drm.py``; the

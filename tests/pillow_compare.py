@@ -53,7 +53,7 @@ def assert_like_pillow(
     mode: str = "RGB",
     tolerance: int = 0,
     pillow_may_refuse: bool = False,
-    must_draw: bool = False,
+    must_draw: bool = True,
 ) -> np.ndarray | None:
     """Run ``draw`` on a fresh Surface and on a Pillow RGB image of one colour; compare all pixels.
 
@@ -67,24 +67,94 @@ def assert_like_pillow(
         tolerance: The largest channel difference allowed (antialiasing rounding).
         pillow_may_refuse: When Pillow raises ValueError (some inverted boxes), fbgfx
             must draw without raising and nothing is compared.
-        must_draw: Also fail when Pillow's picture is only background, a test drawing nothing.
+        must_draw: Also fail when either picture is only background (two blank pictures
+            are equal whatever fbgfx does); pass False where drawing nothing is right.
+            Random drawings, some of which miss the picture, use :class:`RandomDrawings`.
 
     Returns:
         The Surface's picture as an (h, w, 3) array, or None when Pillow refused.
     """
+    got, drew = _compare(draw, pillow, fmt, size, background, mode, tolerance, pillow_may_refuse)
+    if must_draw:
+        assert drew, "nothing was drawn: two blank pictures show nothing"
+    return got
+
+
+class RandomDrawings:
+    """Compare many random drawings with Pillow, where some may rightly draw nothing (a
+    shape off the picture), and fail unless at least ``least`` of them drew something:
+    the loop as a whole cannot pass on blank pictures.
+
+    Example:
+        with RandomDrawings() as check:
+            for box in boxes:
+                check(lambda d: d.ellipse(box, fill="red"))
+    """
+
+    def __init__(self, least: float = 0.5, **options: Any) -> None:
+        self.least = least
+        self.options = options
+        self.calls = self.drawn = 0
+
+    def __call__(self, draw: Drawing, **options: Any) -> np.ndarray | None:
+        kwargs = {**self.options, **options}
+        got, drew = _compare(
+            draw,
+            kwargs.get("pillow"),
+            kwargs.get("fmt", "XRGB8888"),
+            kwargs.get("size", (64, 48)),
+            kwargs.get("background", (0, 0, 0)),
+            kwargs.get("mode", "RGB"),
+            kwargs.get("tolerance", 0),
+            kwargs.get("pillow_may_refuse", False),
+        )
+        self.calls += 1
+        self.drawn += drew
+        return got
+
+    def __enter__(self) -> RandomDrawings:
+        return self
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        if kind is None:
+            assert self.calls, "no drawing was compared"
+            share = self.drawn / self.calls
+            assert share >= self.least, (
+                f"only {self.drawn} of {self.calls} random drawings drew anything "
+                f"(at least {self.least:.0%} must): the comparisons show little"
+            )
+
+
+def _compare(
+    draw: Drawing,
+    pillow: Drawing | None,
+    fmt: str,
+    size: tuple[int, int],
+    background: Any,
+    mode: str,
+    tolerance: int,
+    pillow_may_refuse: bool,
+) -> tuple[np.ndarray | None, bool]:
+    """What :func:`assert_like_pillow` does; also says whether anything was drawn (both
+    pictures differ from the blank ones, or fbgfx's does where Pillow refused)."""
     surface = Surface(size[0], size[1], fmt)
     surface.clear(background)
+    blank = np.asarray(surface.to_image()).copy()
     im = Image.new("RGB", size, background)
+    im_blank = np.asarray(im).copy()
     try:
         (pillow or draw)(ImageDraw.Draw(im, mode))
     except ValueError:
         if not pillow_may_refuse:
             raise
         draw(surface)  # fbgfx normalises what Pillow refuses: it must still draw
-        return None
+        return None, _drew(np.asarray(surface.to_image()), blank)
     draw(surface)
     got = np.asarray(surface.to_image())
     assert_same_pixels(got, im, tolerance=tolerance)
-    if must_draw:
-        assert (np.asarray(im) != np.array(background)).any(), "the drawing drew nothing"
-    return got
+    return got, _drew(np.asarray(im), im_blank) and _drew(got, blank)
+
+
+def _drew(picture: np.ndarray, blank: np.ndarray) -> bool:
+    """Whether ``picture`` differs from the ``blank`` one anywhere."""
+    return bool((picture != blank).any())

@@ -59,12 +59,14 @@ def _stub() -> dict[str, ast.AST]:
 def test_stub_lists_every_function_and_constant() -> None:
     """Every declaration in native/*.cdef is in the stub, and nothing else."""
     funcs, consts = _cdefs()
+    assert funcs and consts, "no declarations read from native/*.cdef"
     assert set(_stub()) == set(funcs) | set(consts)
 
 
 def test_stub_signatures_match_the_declarations() -> None:
     """Each function takes its C parameters in order (positional only) with matching types."""
     funcs, _ = _cdefs()
+    assert funcs, "no functions read from native/*.cdef"
     stub = _stub()
     for name, (ret, params) in funcs.items():
         node = stub[name]
@@ -78,6 +80,7 @@ def test_stub_signatures_match_the_declarations() -> None:
 def test_stub_constants_exist_in_the_built_module() -> None:
     """Every constant the stub declares is an int in the built module."""
     _, consts = _cdefs()
+    assert consts, "no constants read from native/*.cdef"
     for name in consts:
         assert isinstance(getattr(lib, name), int), name
 

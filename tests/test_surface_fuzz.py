@@ -148,4 +148,6 @@ def test_random_primitives_equal_pillow(data):
         kwargs = dict(fill=(255, 255, 255), width=w)
     else:
         kwargs = dict(fill=(200, 0, 0), outline=(0, 255, 0), width=w)
-    assert_like_pillow(lambda t: getattr(t, name)(*args, **kwargs), size=(64, 48))
+    # Shapes that miss the picture draw nothing, rightly; test_surface.py's random
+    # comparisons fail unless most of theirs draw.
+    assert_like_pillow(lambda t: getattr(t, name)(*args, **kwargs), size=(64, 48), must_draw=False)
