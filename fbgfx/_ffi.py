@@ -8,7 +8,9 @@ the modules that call C.
 from __future__ import annotations
 
 import errno
+import mmap
 import os
+from typing import Any
 
 from .errors import FramebufferError
 
@@ -20,7 +22,7 @@ except ImportError as e:  # pragma: no cover - only on a broken install
         "`pip install -e .`), which compiles it; it needs gcc and linux-libc-dev"
     ) from e
 
-__all__ = ["check", "check_value", "ffi", "lib"]
+__all__ = ["check", "check_value", "detach", "ffi", "lib"]
 
 
 def check(rc: int, doing: str, path: str | None = None) -> int:
@@ -52,3 +54,25 @@ def check_value(rc: int, doing: str) -> int:
     if err == errno.ENOMEM:
         raise MemoryError(f"{doing}: out of memory")
     raise FramebufferError.from_errno(err, doing)
+
+
+def detach(memory: Any) -> bool:
+    """Put private zeroed memory in place of a mapping, at the same address: views of
+    ``memory`` (an object with the buffer protocol over a page-aligned mapping) stay
+    valid NumPy arrays but no longer reach the device or file it mapped. The memory
+    is unmapped when the object that mapped it goes (``munmap`` of the same range).
+
+    Returns:
+        False when ``memory`` is not page-aligned (nothing done).
+    """
+    with memoryview(memory) as view:
+        length = view.nbytes
+    if not length:
+        return False
+    base = ffi.from_buffer(memory)
+    address = int(ffi.cast("uintptr_t", base))
+    if address % mmap.PAGESIZE:
+        return False
+    # (native/drm.c's helper: a MAP_FIXED private anonymous mapping over the range)
+    check(lib.fbgfx_drm_detach_pages(base, length), "releasing the video memory mapping")
+    return True

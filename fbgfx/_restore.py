@@ -16,6 +16,13 @@ restore the screen; if it returns, the program carries on with its screen intact
 A signal the application ignores (``SIG_IGN``, e.g. under ``nohup``) stays ignored.
 Signal handlers can only be set from the main thread; elsewhere only ``atexit``
 applies. A forked child does not restore its parent's devices.
+
+The registry holds its owners weakly: an object dropped without being closed is
+collected as any other (a :class:`~fbgfx.Framebuffer` then puts the device back as it
+goes, as a file closes). A restore that a signal handler asks for while the same
+thread is inside a device operation (:data:`critical`: a pan, a mode change, a
+Screen's present) waits for the operation's end, so that the operation never carries
+on with state the restore changed under it.
 """
 
 from __future__ import annotations
@@ -25,17 +32,18 @@ import os
 import signal
 import threading
 import warnings
+import weakref
 from typing import Any, Callable
 
-__all__ = ["SIGNALS", "register", "registered", "restore_all", "unregister"]
+__all__ = ["SIGNALS", "critical", "defer", "register", "registered", "restore_all", "unregister"]
 
 #: The signals on which registered devices are restored before the process dies.
 SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 _lock = threading.RLock()
-# id(owner) -> (owner, callback), oldest first; owners are held so that an unclosed
-# device is still restored at exit.
-_entries: dict[int, tuple[Any, Callable[[], None]]] = {}
+# id(owner) -> (weak reference to owner, callback or weak method), oldest first. Nothing
+# here keeps an owner alive: a Screen or Framebuffer dropped without close is collected.
+_entries: dict[int, tuple[weakref.ref[Any], Callable[[], Any]]] = {}
 _previous: dict[int, Any] = {}
 _pid = os.getpid()
 _atexit_done = False
@@ -54,7 +62,11 @@ def register(owner: Any, restore: Callable[[], None], *, newest: bool = False) -
             if newest:
                 _entries[id(owner)] = _entries.pop(id(owner))
             return
-        _entries[id(owner)] = (owner, restore)
+        key = id(owner)
+        ref = weakref.ref(owner, lambda r: _forget(key, r))
+        # a bound method of the owner itself must not keep the owner alive
+        method = weakref.WeakMethod(restore) if getattr(restore, "__self__", None) is owner else None
+        _entries[key] = (ref, method if method is not None else lambda: restore)
         if not _atexit_done:
             atexit.register(_at_exit)
             _atexit_done = True
@@ -69,10 +81,19 @@ def unregister(owner: Any) -> None:
             _uninstall()
 
 
+def _forget(key: int, ref: weakref.ref[Any]) -> None:
+    """An owner was collected without being closed: drop its entry (no lock: this runs
+    inside the garbage collector, maybe while this thread holds the lock)."""
+    entry = _entries.get(key)
+    if entry is not None and entry[0] is ref:
+        _entries.pop(key, None)
+
+
 def registered() -> list[Any]:
     """The owners that would be restored now, oldest first."""
     with _lock:
-        return [owner for owner, _ in _entries.values()]
+        owners = [ref() for ref, _ in _entries.values()]
+    return [owner for owner in owners if owner is not None]
 
 
 def restore_all() -> None:
@@ -90,7 +111,10 @@ def restore_all() -> None:
                 break
             batch = list(_entries.values())[::-1]
             _entries.clear()
-        for owner, callback in batch:
+        for ref, get in batch:
+            owner, callback = ref(), get()
+            if owner is None or callback is None:
+                continue  # collected meanwhile (a Framebuffer restores itself as it goes)
             try:
                 callback()
             except Exception as e:  # a failing device must not stop the others
@@ -98,6 +122,54 @@ def restore_all() -> None:
     with _lock:
         if not _entries:
             _uninstall()
+
+
+# -- critical sections --------------------------------------------------------------------
+
+
+class _Critical(threading.local):
+    """``with critical:`` marks a device operation in progress in this thread (a pan,
+    a mode change, a Screen's present). A close or restore asked for meanwhile from
+    the same thread, which only a signal handler can do, is put off by :func:`defer`
+    until the outermost section ends. A class rather than a generator: it runs on
+    every flip."""
+
+    depth = 0
+    deferred: list[Callable[[], Any]] | None = None
+
+    def __enter__(self) -> None:
+        self.depth += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        self.depth -= 1
+        if self.depth == 0 and self.deferred:
+            self._run_deferred()
+
+    def _run_deferred(self) -> None:
+        todo, self.deferred = self.deferred or [], None
+        error: BaseException | None = None
+        for fn in todo:
+            try:
+                fn()
+            except BaseException as e:  # KeyboardInterrupt from a deferred SIGINT too
+                error = error or e
+        if error is not None:
+            raise error
+
+
+#: Enter around an operation that a close from a signal handler must not cut in two.
+critical = _Critical()
+
+
+def defer(fn: Callable[[], Any]) -> bool:
+    """Put ``fn`` off to the end of this thread's :data:`critical` section, if it is in
+    one; returns False (and does nothing) when it is not: then run ``fn`` now."""
+    if critical.depth == 0:
+        return False
+    if critical.deferred is None:
+        critical.deferred = []
+    critical.deferred.append(fn)
+    return True
 
 
 # -- signals ------------------------------------------------------------------------------
@@ -109,6 +181,8 @@ def _handle(signum: int, frame: Any) -> None:
         # The application's handler decides whether (and how) the process ends.
         previous(signum, frame)
         return
+    if defer(lambda: _handle(signum, None)):
+        return  # in the middle of a device operation: restore and die at its end
     restore_all()
     if previous is signal.default_int_handler:
         raise KeyboardInterrupt

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ._ffi import detach
 from .errors import FramebufferError
 from .modes import Mode
 from .screeninfo import FixScreenInfo, VarScreenInfo
@@ -88,6 +89,11 @@ class Backend(Protocol):
         (and ``close()`` when it must be released)."""
         ...
 
+    def unmap(self, memory: Any) -> None:
+        """Let go of what :meth:`map` returned, on close: views of it still held
+        become private memory that no longer reaches the device."""
+        ...
+
     def wait_flip(self) -> bool:
         """Wait until a queued page flip is on screen; False when none was in flight
         (always, on a backend whose pan takes effect by itself)."""
@@ -115,6 +121,14 @@ class FbdevBackend:
     changed rectangles (the display scans the mapped memory), no DRM state."""
 
     fbdev = True
+
+    def unmap(self, memory: Any) -> None:
+        """Unmap ``memory`` (an ``mmap``); where views of it are still held, put private
+        memory in their place instead, so that writing to them reaches nothing."""
+        try:
+            memory.close()
+        except BufferError:
+            detach(memory)  # the mmap unmaps the private memory when the views go
 
     def wait_flip(self) -> bool:
         return False

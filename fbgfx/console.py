@@ -169,6 +169,7 @@ class Console:
         self.tty = tty
         self._owns = owns
         self._previous: int | None = None
+        self._pid = os.getpid()  # a forked child leaves its parent's console alone
 
     @classmethod
     def for_framebuffer(cls, fb: Any) -> Console:
@@ -220,7 +221,7 @@ class Console:
         """Put the KD mode back as it was; safe to call more than once."""
         previous, self._previous = self._previous, None
         try:
-            if previous is not None and self.tty is not None:
+            if previous is not None and self.tty is not None and os.getpid() == self._pid:
                 try:
                     self.tty.set_mode(previous)
                 except OSError as e:

@@ -9,10 +9,11 @@ validation, capability reporting and restore-on-close live here once.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
 
 import numpy as np
 from PIL import Image
@@ -43,6 +44,21 @@ __all__ = ["BLANK_LEVELS", "Framebuffer"]
 #: ``FBIOBLANK`` levels by name (``FB_BLANK_*``).
 BLANK_LEVELS = {"unblank": 0, "normal": 1, "vsync_suspend": 2, "hsync_suspend": 3, "powerdown": 4}
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _critical(method: _F) -> _F:
+    """Run ``method`` as a critical section (:data:`fbgfx._restore.critical`): a close
+    from a signal handler waits for its end instead of cutting it in two."""
+
+    @functools.wraps(method)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with _restore.critical:
+            return method(*args, **kwargs)
+
+    return cast(_F, run)
+
+
 # Errors by which a driver says "I do not do that" rather than "that failed".
 _UNSUPPORTED = (errno.ENOTTY, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
 
@@ -69,6 +85,12 @@ class Framebuffer:
         self._vsync: bool | None = None
         self._palette: np.ndarray | None = None
         self._closed = False
+        # A forked child shares the device with its parent: what this process set up is
+        # the opener's to put back, so in another process close() only lets go.
+        self._pid = os.getpid()
+        # What was opened on this device and changed it (a Screen's pages, palette and
+        # console): closed before the device is restored (see adopt()).
+        self._parts: list[Any] = []
         self._var: VarScreenInfo
         self._fix: FixScreenInfo
         self._mapped: tuple[int, int] | None = None  # (smem_start, smem_len) of the mapping
@@ -99,16 +121,57 @@ class Framebuffer:
     def close(self) -> None:
         """Restore everything fbgfx changed (mode, pan, palette, blanking) and release the device.
 
-        Safe to call more than once. Views of :attr:`pixels` taken earlier stay valid
-        NumPy arrays until they are dropped, but no longer show the screen.
+        Closes the Screens opened on it first: afterwards they and their Surfaces
+        raise :class:`FramebufferError`. Safe to call more than once, also from a
+        signal handler (during a pan or a present the close waits for its end).
+        Views of :attr:`pixels` taken earlier stay valid NumPy arrays until they are
+        dropped, but no longer show the screen: writing to them changes nothing on the
+        device. In a forked child (another process than the one that opened the
+        device) close() only lets go of the descriptors: the parent's display,
+        mode and state stay as they are.
         """
-        if self._closed:
+        if self._closed or _restore.defer(self.close):
             return
         self._closed = True
         try:
-            self.restore()
+            if os.getpid() == self._pid:
+                self._close_parts()
+                self.restore()
+            else:
+                self._saved, self._parts = {}, []
         finally:
             self._release()
+
+    def __del__(self) -> None:
+        # A safety net, as for files: a device dropped without close() is put back as
+        # it is collected (the restore registry holds it weakly). Programs close.
+        if getattr(self, "_closed", True) or getattr(self, "_pid", None) != os.getpid():
+            return
+        try:
+            self.close()
+        except Exception:  # noqa: S110 - nothing to report to during collection
+            pass
+
+    def adopt(self, part: Any) -> None:
+        """Close ``part`` (call ``part.close()``) when this framebuffer closes, before
+        the device is restored, unless it was closed before (then it calls
+        :meth:`disown`). For what was opened on the device and changes it: a
+        :class:`fbgfx.Screen` hands over its pages, palette and console this way, so a
+        Screen dropped without close is collected and still has them put back."""
+        self._check_open()
+        self._parts.append(part)
+
+    def disown(self, part: Any) -> None:
+        """Forget ``part`` (it closed itself); a no-op when it is not held."""
+        self._parts = [p for p in self._parts if p is not part]
+
+    def _close_parts(self) -> None:
+        while self._parts:
+            part = self._parts.pop()  # newest first
+            try:
+                part.close()
+            except Exception as e:
+                warnings.warn(f"fbgfx: closing {part!r} on {self.path} failed: {e}", RuntimeWarning, stacklevel=3)
 
     def restore(self) -> None:
         """Put the device back as it was before fbgfx touched it, keeping it open.
@@ -118,6 +181,15 @@ class Framebuffer:
         a palette; and the mode and pan offset together, since another program flipping
         pages would lose its pages if the mode went back under it.
         """
+        if _restore.defer(self.restore):
+            return
+        with _restore.critical:
+            self._restore()
+
+    def _restore(self) -> None:
+        if os.getpid() != self._pid:
+            self._saved = {}  # the opening process's to put back
+            return
         saved, self._saved = self._saved, {}
         _restore.unregister(self)
         if "var" in saved:
@@ -316,6 +388,7 @@ class Framebuffer:
 
     # -- device operations -----------------------------------------------------------------
 
+    @_critical
     def pan(self, x: int = 0, y: int = 0) -> None:
         """Show the part of the virtual screen whose top-left corner is (x, y).
 
@@ -370,6 +443,7 @@ class Framebuffer:
         self._vsync = True
         return True
 
+    @_critical
     def blank(self, level: int | str | bool = "normal") -> bool:
         """Blank (or unblank) the display; :meth:`close` unblanks.
 
@@ -418,6 +492,7 @@ class Framebuffer:
         count = self._cmap_len() - start if count is None else count
         return (self._device.get_cmap(start, count)[:, :3] >> 8).astype(np.uint8)
 
+    @_critical
     def set_palette(self, colors: Any, start: int = 0) -> None:
         """Write colour map entries from ``start``; :meth:`close` restores the original.
 
@@ -448,6 +523,7 @@ class Framebuffer:
             self._mine["cmap"] = self._device.get_cmap(0, size)
         self._palette = self._read_palette()
 
+    @_critical
     def set_mode(
         self,
         width: int | None = None,
@@ -695,8 +771,13 @@ class Framebuffer:
                 pass  # views handed out still use it; it is unmapped when they go
 
     def _release(self) -> None:
-        self._unmap()
-        self._device.close()
+        self._memory = None
+        owner, self._memory_owner = self._memory_owner, None
+        try:
+            if owner is not None:
+                self._device.unmap(owner)
+        finally:
+            self._device.close()
 
 
 def _mode_request(

@@ -52,6 +52,7 @@ import numbers
 import os
 import threading
 import warnings
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -145,34 +146,37 @@ class Screen:
         self.width, self.height = (fb.height, fb.width) if rotate in (90, 270) else (fb.width, fb.height)
         self.buffering = buffering
         self._closed = False
-        self._console: Console | None = None
-        self._original_palette: np.ndarray | None = None
-        self._strategy: Buffering | None = None
         self._back: _Back | None = None
-        _restore.register(self, self.close)
+        # What the Screen changes on the device lives apart from it, held by the
+        # framebuffer until put back: a Screen dropped without close is collected
+        # (its buffers with it) and the device still gets its pages, palette and
+        # console back when the framebuffer closes, at exit or on a fatal signal.
+        self._changes = _Changes(fb)
+        fb.adopt(self._changes)
+        _restore.register(self._changes, self._changes.close)
         try:
             self._setup(buffering, console, palette, clear, vsync)
         except BaseException:
             self.close()
             raise
-        _restore.register(self, self.close, newest=True)  # closed before fb is restored
+        _restore.register(self._changes, self._changes.close, newest=True)  # closed before fb is restored
 
     # -- set-up and tear-down ----------------------------------------------------------------
 
     def _setup(self, buffering: str, console: Any, palette: Any, clear: Any, vsync: bool) -> None:
-        fb = self.fb
+        fb, changes = self.fb, self._changes
         if console is True:
-            self._console = Console.for_framebuffer(fb)
+            changes.console = Console.for_framebuffer(fb)
         elif console:
-            self._console = Console(console)
-        if self._console is not None:
-            self._console.graphics()
+            changes.console = Console(console)
+        if changes.console is not None:
+            changes.console.graphics()
         if self.format.indexed and palette is not None:
             self._install_palette(palette)
         self._palette = fb.palette
         w, h = self.width, self.height
         transfer = transfer_for(self.format, self._palette, w, h, self.rotate)
-        self._strategy = strategy = choose(fb, buffering, w, h, vsync, transfer.to_page)
+        changes.strategy = strategy = choose(fb, buffering, w, h, vsync, transfer.to_page)
         self.buffering = strategy.name
         if strategy.draws_in_place and transfer.in_place:
             self._back = _InPlace(strategy, transfer)
@@ -180,6 +184,7 @@ class Screen:
             self._back = _KeepBack(strategy, transfer, self._native_color("black"))
         else:
             self._back = _ClearBack(strategy, transfer, self._native_color("black" if clear is True else clear))
+        changes.surface = weakref.ref(self._back.surface_object)
 
     def _install_palette(self, palette: Any) -> None:
         fb = self.fb
@@ -187,44 +192,33 @@ class Screen:
         if colors.ndim != 2 or colors.shape[1] not in (3, 4):
             raise ValueError(f"palette must be an (n, 3) array, got shape {colors.shape}")
         try:
-            self._original_palette = fb.get_palette()
+            self._changes.original_palette = fb.get_palette()
         except OSError:
             return  # no colour map to set: draw with the one the device has
-        fb.set_palette(colors[: len(self._original_palette)])
+        fb.set_palette(colors[: len(self._changes.original_palette)])
 
     @property
     def closed(self) -> bool:
-        """True once :meth:`close` has run."""
-        return self._closed
+        """True once :meth:`close` has run (or the framebuffer's close, exit or a fatal
+        signal closed it)."""
+        return self._closed or self._changes.closed
 
     def close(self) -> None:
         """Put back the virtual size, pan offset, palette and console mode; safe twice.
 
         The framebuffer stays open (and keeps the last frame on screen where the pan
-        offset allows).
+        offset allows). Afterwards the Screen and its Surface raise
+        :class:`~fbgfx.errors.FramebufferError`. Closing the framebuffer closes its
+        Screens; a close from a signal handler during a flip or present waits for its
+        end. In a forked child only the child's descriptors are let go.
         """
-        if self._closed:
+        if self._closed or _restore.defer(self.close):
             return
         self._closed = True
-        fb = self.fb
         try:
-            if not fb.closed:
-                if self._strategy is not None:
-                    self._strategy.close()
-                if self._original_palette is not None and not fb.changed_elsewhere("palette"):
-                    try:
-                        fb.set_palette(self._original_palette)
-                    except (OSError, ValueError) as e:
-                        warnings.warn(
-                            f"fbgfx: could not restore the palette on {fb.path}: {e}", RuntimeWarning, stacklevel=2
-                        )
+            self._changes.close()
         finally:
-            try:
-                if self._console is not None:
-                    self._console.restore()
-            finally:
-                _restore.unregister(self)
-                self._back = None
+            self._back = None
 
     def __enter__(self) -> Screen:
         return self
@@ -233,8 +227,8 @@ class Screen:
         self.close()
 
     def __repr__(self) -> str:
-        if self._closed or self._back is None:
-            state = "closed" if self._closed else "opening"
+        if self._closed or self._changes.closed or self._back is None:
+            state = "closed" if self._closed or self._changes.closed else "opening"
         else:
             turned = f" rotate={self.rotate}" if self.rotate else ""
             state = f"{self.width}x{self.height} {self.format.name} {self.buffering}{turned}"
@@ -310,7 +304,9 @@ class Screen:
         in ``"flip"`` into the hidden page, which is then panned to. Afterwards the back
         buffer holds the frame just shown (or is blank with ``clear``).
         """
-        self._open().flip()
+        back = self._open()
+        with _restore.critical:
+            back.flip()
 
     def present(self, image: Any, fit: str = "fit", background: Any = "black") -> None:
         """Show a whole picture: draw it as the next frame and flip.
@@ -343,16 +339,20 @@ class Screen:
         if rgb.shape[:2] != (self.height, self.width):
             rgb, x, y = _place(rgb, self.width, self.height, fit)
             if rgb.shape[:2] != (self.height, self.width):
-                back.present_part(rgb, x, y, self._native_color(background))
+                with _restore.critical:
+                    back.present_part(rgb, x, y, self._native_color(background))
                 return
-        back.present(rgb)
+        with _restore.critical:
+            back.present(rgb)
 
     # -- internals --------------------------------------------------------------------------------
 
     def _open(self) -> _Back:
-        if self._closed or self._back is None:
-            raise FramebufferError(errno.EBADF, "the screen is closed", self.fb.path)
-        return self._back
+        back = self._back
+        if self._closed or back is None or self._changes.closed:
+            what = "the framebuffer is closed" if self.fb.closed else "the screen is closed"
+            raise FramebufferError(errno.EBADF, what, self.fb.path)
+        return back
 
     def _native_color(self, color: Any) -> int:
         return resolve(color, self.format, self._palette).value
@@ -382,11 +382,72 @@ def resolve_rotate(rotate: object = None) -> int:
     return int(rotate)
 
 
+class _Changes:
+    """What a Screen changed on its framebuffer (the buffering strategy's pages and
+    pan offset, the palette, the console's KD mode), put back by :meth:`close`.
+
+    The framebuffer holds it (:meth:`fbgfx.Framebuffer.adopt`) and the restore
+    registry knows it, so that it is put back when the Screen closes, when the
+    framebuffer closes, or at exit, whether or not the Screen is still alive.
+    """
+
+    def __init__(self, fb: Framebuffer) -> None:
+        self.fb = fb
+        self.strategy: Buffering | None = None
+        self.console: Console | None = None
+        self.original_palette: np.ndarray | None = None
+        self.surface: weakref.ref[Surface] | None = None
+        self.closed = False
+        self._pid = os.getpid()
+
+    def close(self) -> None:
+        if self.closed or _restore.defer(self.close):
+            return
+        self.closed = True
+        fb = self.fb
+        mine = os.getpid() == self._pid  # a forked child puts back nothing of its parent's
+        try:
+            if mine and not fb.closed:
+                if self.strategy is not None:
+                    self.strategy.close()
+                if self.original_palette is not None and not fb.changed_elsewhere("palette"):
+                    try:
+                        fb.set_palette(self.original_palette)
+                    except (OSError, ValueError) as e:
+                        warnings.warn(
+                            f"fbgfx: could not restore the palette on {fb.path}: {e}", RuntimeWarning, stacklevel=2
+                        )
+        finally:
+            try:
+                if self.console is not None:
+                    self.console.restore()
+            finally:
+                _restore.unregister(self)
+                fb.disown(self)
+                self.strategy = None
+                surface = self.surface() if self.surface is not None else None
+                if surface is not None:
+                    # a Surface kept from the Screen draws on (into its own memory) until
+                    # the device closes; then it refuses
+                    surface._set_hook(functools.partial(_refuse_when_closed, weakref.ref(fb), fb.path))
+
+    def __repr__(self) -> str:
+        return f"<Screen changes on {self.fb.path}{' (put back)' if self.closed else ''}>"
+
+
+def _refuse_when_closed(fb: weakref.ref[Framebuffer], path: str) -> None:
+    device = fb()
+    if device is None or device.closed:
+        raise FramebufferError(errno.EBADF, "the framebuffer is closed", path)
+
+
 # -- back buffers: what the Surface draws on, and how a frame leaves it ------------------------------
 
 
 class _Back:
     """The Screen's drawing target and frame bookkeeping (one subclass per kind)."""
+
+    _surface: Surface
 
     def __init__(self, strategy: Buffering, transfer: Transfer) -> None:
         self.strategy, self.transfer = strategy, transfer
@@ -396,6 +457,11 @@ class _Back:
     def surface(self) -> Surface:
         """The Surface to draw the next frame on, up to date."""
         raise NotImplementedError
+
+    @property
+    def surface_object(self) -> Surface:
+        """The Surface itself, as it is (not brought up to date)."""
+        return self._surface
 
     def drawn(self, x0: int, y0: int, x1: int, y1: int) -> None:
         """[x0, x1) x [y0, y1) of the frame was drawn on (clipped)."""

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ._ffi import detach
 from ._virtual_file import STATE_SUFFIX, DeviceState, FramebufferFile
 from ._virtual_spec import MAX_MEMORY, MAX_SIDE, MODE_POLICIES, VirtualOptions, parse_spec
 from .backend import FbdevBackend
@@ -259,6 +260,25 @@ class VirtualDevice(FbdevBackend):
         # A view, so that the Framebuffer releasing it leaves the device's memory mapped.
         return memoryview(self._mem)
 
+    def unmap(self, memory: Any) -> None:
+        """Let go of a :meth:`map` view, on close: views of it still held stop reaching
+        the device (in-memory video memory moves to fresh pages first, so that the
+        device keeps its picture)."""
+        memory.release()
+        with self._lock:
+            old = self._mem
+            if self._file is not None:
+                detach(old)  # the device closes next: nothing reaches the file any more
+                return
+            if self.readonly:  # never written: zero pages
+                self._mem = mmap.mmap(-1, self.memory_size, prot=mmap.PROT_READ)
+            elif _exported(old):
+                self._mem = mmap.mmap(-1, self.memory_size)
+                self._mem[:] = old
+            else:
+                return
+            detach(old)
+
     def close(self) -> None:
         """Release a framebuffer file; in-memory video memory stays with the device, as a
         kernel driver's does across opens. Safe to call twice."""
@@ -464,6 +484,16 @@ def _var_for(
         activate=0,
         **fields,
     )
+
+
+def _exported(memory: mmap.mmap) -> bool:
+    """Whether views of a writable ``memory`` are still held (an mmap refuses to be
+    resized then; resizing to its own size changes nothing otherwise)."""
+    try:
+        memory.resize(len(memory))
+    except BufferError:
+        return True
+    return False
 
 
 def _visual_of(fmt: PixelFormat) -> int:

@@ -241,8 +241,9 @@ def test_failing_callback_warns_and_others_still_run(registry):
     def broken():
         raise OSError(5, "gone")
 
+    failing = Owner(log, "failing")
     registry.register(a, a.restore)
-    registry.register(object(), broken)
+    registry.register(failing, broken)
     with pytest.warns(RuntimeWarning, match="gone"):
         registry.restore_all()
     assert log == ["a"]
@@ -302,7 +303,7 @@ def test_restore_all_puts_framebuffer_and_screen_back(registry):
     with screen.frame() as s:
         s.clear("white")
     assert fb.var.yres_virtual == 16 and fb.var.yoffset == 8
-    assert registry.registered()[-1] is screen
+    assert registry.registered()[-1] is screen._changes  # the Screen's changes, newest
     registry.restore_all()
     assert screen.closed
     assert (fb.var.yres_virtual, fb.var.yoffset) == (8, 0)

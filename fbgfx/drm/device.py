@@ -163,6 +163,7 @@ class DrmDevice:
         self.card = card
         self.path = path
         self._closed = False
+        self._pid = os.getpid()  # a forked child only closes its descriptors (see close)
         self._buffers: _Buffers | None = None
         self._front = 0
         self._pending: int | None = None  # user_data of the flip in flight
@@ -631,6 +632,10 @@ class DrmDevice:
             raise FramebufferError(errno.EINVAL, f"mapping {length} bytes of {bufs.size * bufs.pages}", self.path)
         return bufs.memory
 
+    def unmap(self, memory: Any) -> None:
+        """Nothing to do: closing the display detaches its buffers' mapping."""
+        return None
+
     def drm_info(self) -> DrmInfo:
         """What ``fb.drm`` returns."""
         bufs = self._bufs()
@@ -681,6 +686,16 @@ class DrmDevice:
     def close(self) -> None:
         """Give the display back as it was, free the buffers, drop master; safe twice."""
         if self._closed:
+            return
+        if os.getpid() != self._pid:
+            # A forked child: the CRTC, the buffers and DRM master are the parent's
+            # (they belong to the open file both share); let go of the descriptors only.
+            self._closed, self._buffers, self._saved = True, None, None
+            try:
+                if self._console is not None:
+                    self._console.restore()
+            finally:
+                self.card.close()
             return
         self._teardown()
 
