@@ -184,7 +184,7 @@ class Screen:
             self._back = _KeepBack(strategy, transfer, self._native_color("black"))
         else:
             self._back = _ClearBack(strategy, transfer, self._native_color("black" if clear is True else clear))
-        changes.surface = weakref.ref(self._back.surface_object)
+        changes.log = weakref.ref(self._back.log)
 
     def _install_palette(self, palette: Any) -> None:
         fb = self.fb
@@ -396,7 +396,7 @@ class _Changes:
         self.strategy: Buffering | None = None
         self.console: Console | None = None
         self.original_palette: np.ndarray | None = None
-        self.surface: weakref.ref[Surface] | None = None
+        self.log: weakref.ref[DrawLog] | None = None
         self.closed = False
         self._pid = os.getpid()
 
@@ -425,11 +425,11 @@ class _Changes:
                 _restore.unregister(self)
                 fb.disown(self)
                 self.strategy = None
-                surface = self.surface() if self.surface is not None else None
-                if surface is not None:
+                log = self.log() if self.log is not None else None
+                if log is not None:
                     # a Surface kept from the Screen draws on (into its own memory) until
                     # the device closes; then it refuses
-                    surface._set_hook(functools.partial(_refuse_when_closed, weakref.ref(fb), fb.path))
+                    log.before_write = functools.partial(_refuse_when_closed, weakref.ref(fb), fb.path)
 
     def __repr__(self) -> str:
         return f"<Screen changes on {self.fb.path}{' (put back)' if self.closed else ''}>"
@@ -494,7 +494,9 @@ class _InPlace(_Back):
     def __init__(self, strategy: Buffering, transfer: Transfer) -> None:
         super().__init__(strategy, transfer)
         self.page = strategy.visible()
-        self._surface = Surface.wrap(self.page, self.format, palette=self.palette)
+        # a log only for its write hook: a Surface kept past the device's close refuses
+        self.log = DrawLog()
+        self._surface = Surface.wrap(self.page, self.format, palette=self.palette, log=self.log)
 
     def surface(self) -> Surface:
         return self._surface

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import fbgfx
-from fbgfx import virtual
+from fbgfx import _virtual_file, virtual
 from fbgfx.errors import FramebufferError
 
 ENV = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(fbgfx.__file__)))}
@@ -40,7 +40,9 @@ def usr1():
     signal.signal(signal.SIGUSR1, before)
 
 
-@pytest.mark.parametrize("where", ["_write_state", "_sync"])
+@pytest.mark.parametrize(
+    "where", [(_virtual_file.FramebufferFile, "write_state"), (virtual.VirtualDevice, "_sync")], ids=["write", "sync"]
+)
 @pytest.mark.parametrize("closing", ["fb", "screen-then-fb"])
 def test_close_from_handler_inside_present_waits_and_restores(tmp_path, monkeypatch, usr1, where, closing):
     """A handler closing the Screen and device in the middle of present()'s pan: no EBADF, state as before."""
@@ -56,16 +58,17 @@ def test_close_from_handler_inside_present_waits_and_restores(tmp_path, monkeypa
         fb.close()
 
     signal.signal(signal.SIGUSR1, handler)
-    original = getattr(virtual.VirtualDevice, where)
+    cls, name = where
+    original = getattr(cls, name)
     fired = []
 
     def wrapped(self, *args, **kwargs):
-        if not fired and self._file is not None:
+        if not fired:
             fired.append(True)
             signal.raise_signal(signal.SIGUSR1)  # the handler runs before this returns
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(virtual.VirtualDevice, where, wrapped)
+    monkeypatch.setattr(cls, name, wrapped)
     screen.present(np.full((24, 32, 3), 255, np.uint8))
     assert fired and fb.closed and screen.closed
     assert geometry(path) == ORIGINAL
@@ -152,19 +155,19 @@ SIGTERM_CHILD = textwrap.dedent(
     import os, signal, sys
     import numpy as np
     import fbgfx
-    from fbgfx import virtual
+    from fbgfx import _virtual_file
 
     path = sys.argv[1]
     fb = fbgfx.open(f"virtual:32x24:RGB565:file={path}:memory=8192")
     screen = fb.screen(buffering="flip", console=False)
     screen.present(np.zeros((24, 32, 3), np.uint8))
-    original = virtual.VirtualDevice._write_state
+    original = _virtual_file.FramebufferFile.write_state
 
-    def wrapped(self):
+    def wrapped(self, *args):
         signal.raise_signal(signal.SIGTERM)  # fbgfx's handler: restore, then die of it
-        return original(self)
+        return original(self, *args)
 
-    virtual.VirtualDevice._write_state = wrapped
+    _virtual_file.FramebufferFile.write_state = wrapped
     screen.present(np.full((24, 32, 3), 255, np.uint8))
     print("survived")
     """
