@@ -29,6 +29,10 @@ for f in native/build_ffi.py native/prelude.h setup.py pyproject.toml; do
     grep -qx "fbgfx-[^/]*/$f" <<<"$listing" || { echo "sdist.sh: $f is missing from the sdist" >&2; exit 1; }
 done
 
+# fbgfx serve's page is package data, not code: the wheel must carry it.
+python3 -c 'import sys, zipfile; sys.exit("fbgfx/serve/page.html" not in zipfile.ZipFile(sys.argv[1]).namelist())' "$wheel" \
+    || { echo "sdist.sh: fbgfx/serve/page.html is missing from the wheel" >&2; exit 1; }
+
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install -q "$sdist"
 cd "$work"   # away from the source tree, so the installed package is what imports

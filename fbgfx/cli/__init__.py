@@ -1,4 +1,4 @@
-"""``fbgfx``: everyday framebuffer tools (info, show, play, grab, mode, demo, touch).
+"""``fbgfx``: everyday framebuffer tools (info, show, play, grab, mode, demo, touch, serve).
 
 Run ``python -m fbgfx --help`` or ``fbgfx COMMAND --help``. Every command takes
 ``-d/--device`` (``/dev/fbN``, ``N`` or ``virtual:WxH[:FORMAT]``; default
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from .. import __version__
-from . import demo, grab, info, mode, play, show, touch
+from . import demo, grab, info, mode, play, serve, show, touch
 from ._common import CliError, Command, Context, describe_error, image_format
 
 __all__ = ["COMMANDS", "EXIT_INTERRUPTED", "EXIT_USAGE", "CliError", "build_parser", "main"]
@@ -37,6 +37,7 @@ COMMANDS: tuple[Command, ...] = (
     mode.COMMAND,
     demo.COMMAND,
     touch.COMMAND,
+    serve.COMMAND,
 )
 
 # Bad input, whatever layer found it: one line and exit status 2. OverflowError,

@@ -1,0 +1,82 @@
+"""Helpers for the `fbgfx serve` tests: a Python reader of the update messages, the CLI server
+in a subprocess, and a bounded wait."""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+import subprocess
+import sys
+import time
+import zlib
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def apply_update(canvas: np.ndarray, message: bytes) -> int:
+    """Draw one update message onto an (h, w, 3) array as the page does; return its version."""
+    kind, _, count, version = struct.unpack_from("<BBHI", message)
+    assert kind == 1
+    off = 8
+    for _ in range(count):
+        x, y, w, h, encoding, length = struct.unpack_from("<HHHHBxxxI", message, off)
+        off += 16
+        data = message[off : off + length]
+        off += length
+        if encoding == 1:
+            data = zlib.decompress(data)
+        canvas[y : y + h, x : x + w] = np.frombuffer(data, np.uint8).reshape(h, w, 3)
+    assert off == len(message)
+    return int(version)
+
+
+def wait_until(condition, timeout=20.0, what="the condition"):
+    """Poll ``condition()`` until it is true (returning its value) or fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+class CliServer:
+    """`python -m fbgfx serve ...` in a subprocess; ``url`` is what it printed."""
+
+    def __init__(self, *argv: str) -> None:
+        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "fbgfx", "serve", *argv],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        line = self.proc.stdout.readline()  # the server prints its URL once it listens
+        found = re.search(r"(http://\S+)", line)
+        if not found:
+            self.stop()
+            raise AssertionError(f"serve did not start: {line!r} {self.proc.stderr.read()!r}")
+        self.url = found.group(1)
+        self.port = int(re.search(r":(\d+)/", self.url).group(1))
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        try:
+            self.proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+
+    def __enter__(self) -> CliServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

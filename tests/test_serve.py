@@ -1,0 +1,313 @@
+"""`fbgfx serve` without a browser: what the stream sends, and the rules of the network service."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import numpy as np
+import pytest
+from serve_helpers import ROOT, CliServer, apply_update, wait_until
+
+import fbgfx
+from fbgfx.serve import Server
+from fbgfx.serve._stream import FramebufferSource, Stream
+
+websockets = pytest.importorskip("websockets", minversion="13", reason="fbgfx[serve] needs websockets >= 13")
+from websockets.asyncio.client import connect  # noqa: E402
+from websockets.exceptions import InvalidStatus  # noqa: E402
+
+TOKEN = "s3cret-token_123"
+
+
+def _rng_fill(fb, seed=0):
+    rng = np.random.default_rng(seed)
+    px = fb.pixels
+    px[...] = rng.integers(0, np.iinfo(px.dtype).max, px.shape, dtype=px.dtype, endpoint=True)
+
+
+def _status(url, headers=None):
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {})) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def _raw_get(port, target, host="127.0.0.1"):
+    """An HTTP request line sent as is (urllib would normalise a traversal away)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(f"GET {target} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    return int(data.split(b" ", 2)[1]), data
+
+
+# -- the stream ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", ["96x64:XRGB8888", "96x64:RGB565", "96x64:C8", "96x64:RGB888", "96x64:R1"])
+def test_updates_rebuild_the_snapshot_exactly(open_virtual, spec):
+    """A new viewer's update, then a change's update, drawn in turn equal fb.snapshot() in every format."""
+    fb = open_virtual(spec)
+    _rng_fill(fb)
+    stream = Stream(FramebufferSource(fb))
+    assert stream.grab()
+    frame, message = stream.update_for(0, 0)
+    canvas = np.zeros((frame.height, frame.width, 3), np.uint8)
+    apply_update(canvas, message)
+    assert np.array_equal(canvas, np.asarray(fb.snapshot()))
+    with fb.screen().frame() as s:
+        s.ellipse((10, 5, 40, 30), fill="orange")
+    assert stream.grab()
+    frame2, message2 = stream.update_for(frame.version, frame.epoch)
+    assert apply_update(canvas, message2) == frame2.version == frame.version + 1
+    assert np.array_equal(canvas, np.asarray(fb.snapshot()))
+
+
+def test_a_small_change_sends_only_its_pixels(open_virtual):
+    """A 32x32 change sends one 32x32 rectangle, well under 5% of the whole picture's bytes."""
+    fb = open_virtual("800x480:XRGB8888")
+    _rng_fill(fb)
+    stream = Stream(FramebufferSource(fb))
+    stream.grab()
+    frame, full = stream.update_for(0, 0)
+    fb.pixels[101:133, 203:235] ^= 0x00FFFFFF
+    stream.grab()
+    _, small = stream.update_for(frame.version, frame.epoch)
+    assert small[2:4] == b"\x01\x00"  # one rectangle
+    x, y, w, h = np.frombuffer(small[8:16], "<u2")
+    assert (x, y, w, h) == (203, 101, 32, 32)
+    assert len(small) <= 0.05 * len(full)
+
+
+def test_nothing_changed_sends_nothing(open_virtual):
+    """A grab of an unchanged picture makes no new version, and an up-to-date viewer gets nothing."""
+    fb = open_virtual("64x48:RGB565")
+    stream = Stream(FramebufferSource(fb))
+    assert stream.grab()
+    frame = stream.frame
+    assert not stream.grab()
+    assert stream.update_for(frame.version, frame.epoch) is None
+
+
+def test_a_viewer_behind_gets_every_change_since_in_one_update(open_virtual):
+    """A viewer several versions behind gets one update that brings it to the newest picture."""
+    fb = open_virtual("128x96:RGB565")
+    stream = Stream(FramebufferSource(fb))
+    stream.grab()
+    frame, message = stream.update_for(0, 0)
+    canvas = np.zeros((96, 128, 3), np.uint8)
+    apply_update(canvas, message)
+    for i in range(5):
+        fb.pixels[i * 15 : i * 15 + 10, i * 20 : i * 20 + 10] = 0xF800 >> i
+        assert stream.grab()
+    newest, message = stream.update_for(frame.version, frame.epoch)
+    assert newest.version == frame.version + 5
+    apply_update(canvas, message)
+    assert np.array_equal(canvas, np.asarray(fb.snapshot()))
+
+
+def test_a_palette_change_starts_over(open_virtual):
+    """Changing a C8 display's palette changes no pixel byte, yet the viewer is sent the mode and everything."""
+    fb = open_virtual("64x48:C8")
+    fb.pixels[:] = 7
+    stream = Stream(FramebufferSource(fb))
+    stream.grab()
+    frame, _ = stream.update_for(0, 0)
+    fb.set_palette([(10, 200, 30)], start=7)
+    assert stream.grab()
+    newer, message = stream.update_for(frame.version, frame.epoch)
+    assert newer.epoch != frame.epoch
+    canvas = np.zeros((48, 64, 3), np.uint8)
+    apply_update(canvas, message)
+    assert (canvas == (10, 200, 30)).all()
+
+
+# -- the rules of the service ---------------------------------------------------------------
+
+
+def test_options_refused_with_one_error_line():
+    """Another --bind without --token, a weak token, a bad port or fps: one `fbgfx: error:` line, status 2."""
+    for argv, words in [
+        (["--bind", "0.0.0.0"], "needs --token"),
+        (["--bind", "192.0.2.1"], "needs --token"),
+        (["--token", "short"], "8 to 256"),
+        (["--token", "has space in it"], "8 to 256"),
+        (["--port", "70000"], "--port"),
+        (["--fps", "0"], "--fps"),
+    ]:
+        res = subprocess.run(
+            [sys.executable, "-m", "fbgfx", "serve", "-d", "virtual:32x32", *argv],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=ROOT,
+        )
+        assert res.returncode == 2, (argv, res.stderr)
+        lines = res.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("fbgfx: error: ") and words in lines[0], (argv, res.stderr)
+
+
+def test_with_a_token_every_path_needs_it(tmp_path):
+    """With --token, every path answers 401 without it and 403 with a wrong one; the page needs it too."""
+    spec = f"virtual:32x32:RGB565:file={tmp_path / 'fb'}"
+    fbgfx.open(spec).close()
+    with CliServer("-d", spec, "--port", "0", "--token", TOKEN) as server:
+        assert server.url.endswith(f"/?token={TOKEN}")
+        base = f"http://127.0.0.1:{server.port}"
+        for path in ["/", "/index.html", "/ws", "/nothing", "/../etc/passwd"]:
+            assert _status(base + path)[0] == 401, path
+            assert _status(base + path + "?token=wrong-token-x")[0] == 403, path
+        status, body = _status(server.url)
+        assert status == 200 and b'<canvas id="display"' in body
+        assert _status(base + "/nothing?token=" + TOKEN)[0] == 404
+
+
+def test_without_a_token_only_localhost_names_are_answered(tmp_path):
+    """With no token, a request naming another host (DNS rebinding) is refused with 403."""
+    fb = fbgfx.open("virtual:32x32")
+    with Server(fb, port=0) as server:
+        assert _status(server.url)[0] == 200
+        assert _status(server.url, {"Host": f"localhost:{server.port}"})[0] == 200
+        assert _status(server.url, {"Host": f"evil.example:{server.port}"})[0] == 403
+    fb.close()
+
+
+def test_no_path_reaches_the_file_system():
+    """Traversal attempts in every spelling get 404 (or 400), never a file's bytes."""
+    fb = fbgfx.open("virtual:32x32")
+    with Server(fb, port=0) as server:
+        for target in [
+            "/../../../../etc/passwd",
+            "/%2e%2e/%2e%2e/etc/passwd",
+            "/..%2f..%2fetc%2fpasswd",
+            "//etc/passwd",
+            "/page.html",
+            "/fbgfx/serve/page.html",
+            "/__init__.py",
+            "/static/../../etc/passwd",
+            "/ws/../../etc/passwd",
+        ]:
+            status, data = _raw_get(server.port, target)
+            assert status in (400, 404), (target, data[:200])
+            assert b"root:" not in data and b"import" not in data, target
+    fb.close()
+
+
+def test_websocket_needs_the_page_origin():
+    """The WebSocket is refused (403) without an Origin or with another site's; the page's own is let in."""
+    fb = fbgfx.open("virtual:32x32:RGB565")
+
+    async def main(url, port):
+        ws_url = f"ws://127.0.0.1:{port}/ws"
+        for origin in (None, "http://evil.example", f"http://127.0.0.1:{port + 1}"):
+            with pytest.raises(InvalidStatus) as info:
+                async with connect(ws_url, origin=origin):
+                    pass
+            assert info.value.response.status_code == 403, origin
+        async with connect(ws_url, origin=f"http://127.0.0.1:{port}") as ws:
+            assert json.loads(await ws.recv())["type"] == "hello"
+
+    with Server(fb, port=0) as server:
+        asyncio.run(main(server.url, server.port))
+    fb.close()
+
+
+class _Recorder:
+    def __init__(self):
+        self.calls = []
+
+    def press(self, x, y):
+        self.calls.append(("press", x, y))
+
+    def move(self, x, y):
+        self.calls.append(("move", x, y))
+
+    def release(self):
+        self.calls.append(("release",))
+
+
+@pytest.mark.parametrize("with_touch", [False, True])
+def test_pointer_messages_reach_touch_only_when_enabled(with_touch):
+    """A viewer's pointer messages become press/move/release only on a server given a touch target."""
+    fb = fbgfx.open("virtual:64x48:RGB565")
+    recorder = _Recorder()
+
+    async def main(port):
+        async with connect(f"ws://127.0.0.1:{port}/ws", origin=f"http://127.0.0.1:{port}") as ws:
+            hello = json.loads(await ws.recv())
+            assert hello["input"] is with_touch
+            await ws.recv()  # mode
+            await ws.recv()  # the picture
+            for action, x, y in [("down", 5, 6), ("move", 70, -3), ("up", 9, 9)]:
+                await ws.send(json.dumps({"type": "pointer", "action": action, "x": x, "y": y}))
+            await ws.send(json.dumps({"type": "ack", "version": 1}))
+
+    with Server(fb, port=0, touch=recorder if with_touch else None) as server:
+        asyncio.run(main(server.port))
+    fb.close()
+    # The server stopped after the viewer left: every message it read has been handled.
+    expected = [("press", 5, 6), ("move", 63, 0), ("release",)] if with_touch else []
+    assert recorder.calls == expected
+
+
+def test_a_slow_viewer_gets_fewer_newer_pictures():
+    """A viewer that does not acknowledge gets at most two updates; its next one is the newest picture."""
+    fb = fbgfx.open("virtual:64x48:RGB565")
+
+    async def main(server):
+        port = server.port
+        async with connect(f"ws://127.0.0.1:{port}/ws", origin=f"http://127.0.0.1:{port}") as ws:
+            canvas = np.zeros((48, 64, 3), np.uint8)
+            await ws.recv()  # hello
+            await ws.recv()  # mode
+            apply_update(canvas, await ws.recv())
+            got = 1
+            for i in range(12):  # twelve pictures, each grabbed, none acknowledged
+                before = server.stream.frame.version
+                fb.pixels[i * 4 : i * 4 + 4, :] = 0x001F
+                await asyncio.to_thread(wait_until, lambda b=before: server.stream.frame.version > b)
+            messages = []
+            while True:
+                try:
+                    messages.append(await asyncio.wait_for(ws.recv(), 0.5))
+                except asyncio.TimeoutError:
+                    break
+            got += len(messages)
+            assert got <= 2
+            for m in messages:
+                apply_update(canvas, m)
+            await ws.send(json.dumps({"type": "ack"}))
+            await ws.send(json.dumps({"type": "ack"}))
+            version = apply_update(canvas, await asyncio.wait_for(ws.recv(), 20))
+            assert version == server.stream.frame.version
+            assert np.array_equal(canvas, np.asarray(fb.snapshot()))
+
+    with Server(fb, port=0, fps=120) as server:
+        asyncio.run(main(server))
+    fb.close()
+
+
+def test_port_in_use_is_one_error_line():
+    """Serving on a port another program holds fails with one error line naming the problem."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        res = subprocess.run(
+            [sys.executable, "-m", "fbgfx", "serve", "-d", "virtual:32x32", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=ROOT,
+        )
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fbgfx: error: ") and "in use" in lines[0], res.stderr

@@ -1,0 +1,162 @@
+"""`fbgfx serve` in a real browser (headless Chromium through Selenium): the page's canvas read back."""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import tempfile
+
+import numpy as np
+import pytest
+from serve_helpers import CliServer, wait_until
+
+import fbgfx
+from fbgfx.serve import Server
+
+pytest.importorskip("websockets", minversion="13", reason="fbgfx[serve] needs websockets >= 13")
+webdriver = pytest.importorskip("selenium.webdriver", reason="browser tests need selenium (pip install selenium)")
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+    pytest.skip("browser tests need Debian's chromium and chromium-driver", allow_module_level=True)
+
+TOKEN = "browser-token-42"
+# The page's canvas as base64 RGBA bytes (a JSON array of numbers would be slow to hand over).
+READ_CANVAS = """
+const c = document.getElementById("display");
+const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+let s = ""; for (let i = 0; i < d.length; i += 8192) s += String.fromCharCode.apply(null, d.subarray(i, i + 8192));
+return [c.width, c.height, btoa(s), Number(c.dataset.frames)];
+"""
+
+
+def _new_browser():
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=900,700",
+    ):
+        options.add_argument(flag)
+    profile = tempfile.mkdtemp(prefix="fbgfx-chromium-")
+    options.add_argument(f"--user-data-dir={profile}")
+    options.binary_location = CHROMIUM
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_script_timeout(20)
+    return driver, profile
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver, profile = _new_browser()
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def canvas(browser):
+    """(pixels as (h, w, 3) uint8, frames drawn) of the page's canvas."""
+    w, h, data, frames = browser.execute_script(READ_CANVAS)
+    return np.frombuffer(base64.b64decode(data), np.uint8).reshape(h, w, 4)[..., :3], frames
+
+
+def shows(browser, fb):
+    """Wait until the canvas equals fb.snapshot(); return the frames count then."""
+    want = np.asarray(fb.snapshot())
+
+    def same():
+        got, frames = canvas(browser)
+        return frames if got.shape == want.shape and np.array_equal(got, want) else 0
+
+    return wait_until(same, what="the canvas to equal fb.snapshot()")
+
+
+def _fill(fb, seed):
+    rng = np.random.default_rng(seed)
+    px = fb.pixels
+    px[...] = rng.integers(0, np.iinfo(px.dtype).max, px.shape, dtype=px.dtype, endpoint=True)
+
+
+@pytest.mark.parametrize("fmt", ["XRGB8888", "RGB565", "C8"])
+def test_canvas_equals_the_snapshot(browser, fmt):
+    """Random pixels of XRGB8888, RGB565 and a C8 palette reach the canvas exactly, and so does a change."""
+    with fbgfx.open(f"virtual:120x80:{fmt}") as fb, Server(fb, port=0) as server:
+        _fill(fb, 1)
+        browser.get(server.url)
+        first = shows(browser, fb)
+        assert browser.execute_script("return document.body.dataset.state") == "live"
+        with fb.screen().frame() as s:
+            s.rectangle((30, 20, 70, 50), fill=(250, 128, 3))
+        assert shows(browser, fb) > first
+
+
+def test_an_animation_is_followed_by_two_browsers(browser):
+    """A square moving over a file-backed display drawn by this process, served by `fbgfx serve`, is
+    followed step by step in two windows at once, each canvas counting the updates it drew."""
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = f"virtual:160x100:RGB565:file={tmp}/fb"
+        with fbgfx.open(spec) as fb, CliServer("-d", spec, "--port", "0") as server:
+            first = browser.current_window_handle
+            browser.get(server.url)
+            browser.switch_to.new_window("window")
+            second = browser.current_window_handle
+            browser.get(server.url)
+            screen = fb.screen()
+            counts = {first: 0, second: 0}
+            try:
+                for step in range(6):
+                    with screen.frame() as s:
+                        s.clear("navy")
+                        s.rectangle((step * 20, 30, step * 20 + 30, 60), fill="yellow")
+                    for handle in (first, second):
+                        browser.switch_to.window(handle)
+                        frames = shows(browser, fb)
+                        assert frames > counts[handle]
+                        counts[handle] = frames
+            finally:
+                browser.switch_to.window(second)
+                browser.close()
+                browser.switch_to.window(first)
+            assert min(counts.values()) >= 6
+
+
+def test_the_page_reconnects_to_a_restarted_server(browser):
+    """After the server stops, the page says it is disconnected; once it is back, the page shows the new picture."""
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = f"virtual:64x48:XRGB8888:file={tmp}/fb"
+        with fbgfx.open(spec) as fb:
+            fb.pixels[:] = 0x00FF0000
+            server = CliServer("-d", spec, "--port", "0", "--token", TOKEN)
+            try:
+                browser.get(server.url)
+                shows(browser, fb)
+            finally:
+                server.stop()
+            wait_until(
+                lambda: browser.execute_script("return document.body.dataset.state") == "disconnected",
+                what="the page to show it lost the server",
+            )
+            fb.pixels[:] = 0x0000FF00
+            with CliServer("-d", spec, "--port", str(server.port), "--token", TOKEN):
+                shows(browser, fb)
+                assert browser.execute_script("return document.body.dataset.state") == "live"
+
+
+def test_the_page_needs_the_token(browser):
+    """Opened without its token the browser gets 401 and no canvas; with it, the picture."""
+    with fbgfx.open("virtual:32x24:RGB565") as fb, Server(fb, port=0, token=TOKEN) as server:
+        fb.pixels[:] = 0x07E0
+        browser.get(f"http://127.0.0.1:{server.port}/")
+        assert browser.find_elements("id", "display") == []
+        assert "token" in browser.page_source
+        browser.get(server.url)
+        shows(browser, fb)
