@@ -19,7 +19,7 @@ from fbgfx.screeninfo import VarScreenInfo, describe_mode
 
 
 def test_every_command_is_a_module_with_a_command() -> None:
-    """COMMANDS lists info, show, play, grab, mode, demo, touch and serve, each from its own module, all in the parser."""
+    """COMMANDS lists every command (serve last), each from its own module, all in the parser."""
     assert [c.name for c in COMMANDS] == ["info", "show", "play", "grab", "mode", "demo", "touch", "serve"]
     for command in COMMANDS:
         module = getattr(fbgfx.cli, command.name)

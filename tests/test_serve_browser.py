@@ -160,3 +160,61 @@ def test_the_page_needs_the_token(browser):
         assert "token" in browser.page_source
         browser.get(server.url)
         shows(browser, fb)
+
+
+def _click(browser, x, y):
+    """Press and release the mouse over canvas pixel (x, y), wherever CSS scaled the canvas to."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    element = browser.find_element("id", "display")
+    width, height, css_w, css_h = browser.execute_script(
+        "const c = arguments[0], r = c.getBoundingClientRect(); return [c.width, c.height, r.width, r.height];",
+        element,
+    )
+    # Selenium's offsets count from the element's centre, in CSS pixels.
+    dx = (x + 0.5) * css_w / width - css_w / 2
+    dy = (y + 0.5) * css_h / height - css_h / 2
+    ActionChains(browser).move_to_element_with_offset(element, round(dx), round(dy)).click().perform()
+
+
+@pytest.mark.parametrize("rotate", [0, 90])
+def test_a_click_touches_what_it_clicked(browser, rotate):
+    """With --input, a click on the canvas reaches an app reading the display's touchscreen at the pixel
+    the app drew under the pointer, also on a screen turned 90 degrees."""
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = f"virtual:120x80:RGB565:file={tmp}/fb"
+        with fbgfx.open(spec) as fb, CliServer("-d", spec, "--port", "0", "--input") as server:
+            screen = fb.screen(rotate=rotate)
+            spot = (17, 29)  # logical pixel the app marks and expects the touch at
+            with screen.frame() as s:
+                s.clear("black")
+                s.point(spot, fill="white")
+            with fbgfx.touch.open(screen=screen) as ts:
+                browser.get(server.url)
+                shows(browser, fb)
+                ys, xs = np.nonzero(canvas(browser)[0].any(axis=2))
+                assert len(xs) == 1  # the one white pixel, where the panel shows it
+                panel = (int(xs[0]), int(ys[0]))
+                assert rotate == 0 or panel != spot  # turned, the panel pixel is another one
+                _click(browser, *panel)
+                events = []
+                wait_until(lambda: events.extend(ts.read(timeout=0.1)) or any(e.type == "up" for e in events))
+            downs = [e for e in events if e.type == "down"]
+            assert [(e.x, e.y) for e in downs] == [spot]
+
+
+def test_no_touches_without_input(browser):
+    """Without --input the page does not send presses and the app's touchscreen stays quiet."""
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = f"virtual:120x80:RGB565:file={tmp}/fb"
+        with fbgfx.open(spec) as fb, CliServer("-d", spec, "--port", "0") as server:
+            fb.pixels[:] = 0x1234
+            with fbgfx.touch.open(spec) as ts:
+                browser.get(server.url)
+                shows(browser, fb)
+                _click(browser, 60, 40)
+                _click(browser, 10, 10)
+                # Once the page has drawn a later picture, its clicks were long handled.
+                fb.pixels[:] = 0x4321
+                shows(browser, fb)
+                assert ts.read(timeout=0.5) == []

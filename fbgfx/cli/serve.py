@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from typing import TYPE_CHECKING
 
-from ..device import resolve
+from ..device import Framebuffer, resolve
+from ..virtual_touch import VirtualTouch, display_file
 from ._common import CliError, Command, Context, drm_target, open_device
 
 if TYPE_CHECKING:
     from ..serve import Server
 
 __all__ = ["COMMAND"]
+
+_NO_UINPUT = "--input drives the touchscreen of a file-backed virtual display (virtual:WxH:file=PATH) only, so far"
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
@@ -37,18 +41,30 @@ def run(args: argparse.Namespace, context: Context) -> int:
     from ..serve import ScanoutSource, Server, check_options
 
     check_options(args.bind, args.port, args.token, args.fps)  # before anything opens
-    if args.input:
-        raise CliError("--input: no touchscreen to drive for this display yet")
+    options = {"bind": args.bind, "port": args.port, "token": args.token, "fps": args.fps}
     target = drm_target(args)
     if target is not None:
+        if args.input:
+            raise CliError(_NO_UINPUT)
         # What the card shows, whoever shows it, read-only: serving never takes the display over.
         source = ScanoutSource(target[0], target[1].get("connector"))
         source.read()  # a card showing nothing, or no permission: one error line now
-        _serve(Server(source, bind=args.bind, port=args.port, token=args.token, fps=args.fps), args)
+        _serve(Server(source, **options), args)
         return 0
-    with open_device(args, readonly=True) as fb:
-        _serve(Server(fb, bind=args.bind, port=args.port, token=args.token, fps=args.fps), args)
+    with contextlib.ExitStack() as stack:
+        fb = stack.enter_context(open_device(args, readonly=True))
+        touch = stack.enter_context(_touch_for(fb)) if args.input else None
+        _serve(Server(fb, touch=touch, **options), args)
     return 0
+
+
+def _touch_for(fb: Framebuffer) -> VirtualTouch:
+    """The touchscreen --input drives: a file-backed virtual display's own."""
+    if not fb.path.startswith("virtual:"):
+        raise CliError(_NO_UINPUT)
+    if display_file(None, fb) is None:
+        raise CliError("--input: a virtual display without file= has no touchscreen another program can read")
+    return VirtualTouch(fb)
 
 
 def _serve(server: Server, args: argparse.Namespace) -> None:

@@ -47,9 +47,9 @@ _LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 class Touch(Protocol):
     """Where a viewer's pointer goes with ``--input``: touches in panel coordinates."""
 
-    def press(self, x: int, y: int) -> None: ...
-    def move(self, x: int, y: int) -> None: ...
-    def release(self) -> None: ...
+    def press(self, x: int, y: int) -> object: ...
+    def move(self, x: int, y: int) -> object: ...
+    def release(self) -> object: ...
 
 
 @dataclass(frozen=True)
@@ -229,7 +229,7 @@ class _Hub:
             elif action == "up" and self.toucher is ws:
                 touch.release()
                 self.toucher = None
-        except OSError as e:
+        except (OSError, ValueError) as e:  # the touchscreen went away, the panel shrank
             log.warning("touch %s at (%d, %d) failed: %s", action, x, y, e)
             self.toucher = None
 
