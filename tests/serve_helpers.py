@@ -18,18 +18,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def apply_update(canvas: np.ndarray, message: bytes) -> int:
     """Draw one update message onto an (h, w, 3) array as the page does; return its version."""
-    kind, _, count, version = struct.unpack_from("<BBHI", message)
+    kind, encoding, count, version = struct.unpack_from("<BBHI", message)
     assert kind == 1
-    off = 8
-    for _ in range(count):
-        x, y, w, h, encoding, length = struct.unpack_from("<HHHHBxxxI", message, off)
-        off += 16
-        data = message[off : off + length]
-        off += length
-        if encoding == 1:
-            data = zlib.decompress(data)
-        canvas[y : y + h, x : x + w] = np.frombuffer(data, np.uint8).reshape(h, w, 3)
-    assert off == len(message)
+    rects = [struct.unpack_from("<HHHH", message, 8 + 8 * i) for i in range(count)]
+    payload = message[8 + 8 * count :]
+    if encoding == 1:
+        payload = zlib.decompress(payload)
+    off = 0
+    for x, y, w, h in rects:
+        canvas[y : y + h, x : x + w] = np.frombuffer(payload, np.uint8, w * h * 3, off).reshape(h, w, 3)
+        off += w * h * 3
+    assert off == len(payload)
     return int(version)
 
 

@@ -10,13 +10,14 @@ new one. Nothing is queued per viewer; a slow one simply asks less often.
 
 An update on the wire (one WebSocket binary message, little-endian)::
 
-    u8 kind (1)  u8 0  u16 count  u32 version
-    count x { u16 x, y, width, height  u8 encoding  u8 0 0 0  u32 length  length bytes }
+    u8 kind (1)  u8 encoding  u16 count  u32 version  count x { u16 x, y, width, height }  payload
 
-``encoding`` 0 is raw RGB (3 bytes a pixel, rows packed), 1 is the same compressed with
-zlib (level 1: a third of PNG's time at PNG's size; the browser inflates it with
-``DecompressionStream``). Pixels are expanded to RGB exactly as ``fb.snapshot()`` does
-(:meth:`PixelFormat.unpack` with the palette), so the canvas equals the snapshot.
+The payload holds each rectangle's pixels in turn as RGB (3 bytes a pixel, rows
+packed): raw (``encoding`` 0), or all of them as one zlib stream (1; level 1: a third
+of PNG's time at PNG's size; the browser inflates it with ``DecompressionStream``, once
+per update: each inflate costs the page about a millisecond whatever its size).
+Pixels are expanded to RGB exactly as ``fb.snapshot()`` does (:meth:`PixelFormat.unpack`
+with the palette), so the canvas equals the snapshot.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ MAX_RECTS = 48
 ENCODING_RAW = 0
 ENCODING_ZLIB = 1
 _UPDATE = struct.Struct("<BBHI")
-_RECT = struct.Struct("<HHHHBxxxI")
+_RECT = struct.Struct("<HHHH")
 # zlib is tried on this many bytes first: a picture it cannot shrink (noise, video) is
 # sent raw instead of costing its full, useless compression time.
 _PROBE = 16384
@@ -183,8 +184,8 @@ def _compress(data: bytes) -> tuple[int, bytes]:
 def encode(frame: Frame, byte_rects: Sequence[tuple[int, int, int, int]]) -> bytes:
     """One update message carrying these byte rectangles of ``frame`` as RGB pixels."""
     fmt, bpp = frame.format, frame.format.bpp
-    parts = [b""]
-    count = 0
+    rects: list[bytes] = []
+    pixels: list[bytes] = []
     for top, bottom, left, right in byte_rects:
         x0 = left * 8 // bpp
         x1 = min(frame.width, -(-right * 8 // bpp))
@@ -197,12 +198,10 @@ def encode(frame: Frame, byte_rects: Sequence[tuple[int, int, int, int]]) -> byt
             rgb = np.ascontiguousarray(fmt.unpack(native, frame.palette))
         else:
             rgb = from_native(native[:, x0:x1], fmt, palette=frame.palette)  # in C; what unpack() gives
-        encoding, payload = _compress(rgb.tobytes())
-        parts.append(_RECT.pack(x0, top, x1 - x0, bottom - top, encoding, len(payload)))
-        parts.append(payload)
-        count += 1
-    parts[0] = _UPDATE.pack(1, 0, count, frame.version & 0xFFFFFFFF)
-    return b"".join(parts)
+        rects.append(_RECT.pack(x0, top, x1 - x0, bottom - top))
+        pixels.append(rgb.tobytes())
+    encoding, payload = _compress(b"".join(pixels))
+    return b"".join([_UPDATE.pack(1, encoding, len(rects), frame.version & 0xFFFFFFFF), *rects, payload])
 
 
 class Stream:

@@ -129,11 +129,12 @@ class _Hub:
     async def grab_loop(self) -> None:
         loop = asyncio.get_running_loop()
         period = 1.0 / self.config.fps
+        due = loop.time()
         while True:
             if not self.viewers:
                 self.present.clear()
                 await self.present.wait()
-            start = loop.time()
+                due = loop.time()
             try:
                 changed = await loop.run_in_executor(self._grabber, self.stream.grab)
                 error = None
@@ -145,7 +146,10 @@ class _Hub:
             if changed:
                 for wake in self.viewers.values():
                     wake.set()
-            await asyncio.sleep(max(0.0, period - (loop.time() - start)) if error is None else 1.0)
+            # Grabs keep to a fixed beat (a late one is made up by the next), unless a
+            # whole period was lost: then the beat starts again from now.
+            due = max(due + (period if error is None else 1.0), loop.time() - period)
+            await asyncio.sleep(max(0.0, due - loop.time()))
 
     async def viewer(self, ws: ServerConnection) -> None:
         wake = asyncio.Event()
