@@ -311,3 +311,37 @@ def test_port_in_use_is_one_error_line():
     assert res.returncode == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("fbgfx: error: ") and "in use" in lines[0], res.stderr
+
+
+def test_a_drm_display_is_served_from_its_scanout(monkeypatch):
+    """On drm: the stream reads the buffer another program shows (GETFB2), and follows its changes."""
+    from fake_drm import FakeCard
+
+    import fbgfx.drm.discovery
+    from fbgfx.device import Framebuffer
+    from fbgfx.drm import DrmDevice
+    from fbgfx.serve import ScanoutSource
+
+    card = FakeCard()
+    monkeypatch.setattr(fbgfx.drm.discovery, "Card", lambda path: card)
+    holder = Framebuffer(DrmDevice(card, "drm:card0", console=False), "drm:card0")
+    try:
+        rgb = np.random.default_rng(3).integers(0, 256, (800, 1280, 3), dtype=np.uint8)
+        holder.pixels[...] = holder.format.pack(rgb)
+        stream = Stream(ScanoutSource("/dev/dri/card0"))
+        assert stream.grab()
+        frame, message = stream.update_for(0, 0)
+        canvas = np.zeros((800, 1280, 3), np.uint8)
+        apply_update(canvas, message)
+        assert np.array_equal(canvas, rgb)
+        card.fd = 3  # reading the scanout closed the fake card's handle; the holder still has it
+        holder.pixels[10:20, 30:40] = 0
+        assert stream.grab()
+        _, message = stream.update_for(frame.version, frame.epoch)
+        apply_update(canvas, message)
+        rgb[10:20, 30:40] = 0
+        assert np.array_equal(canvas, rgb)
+        assert len(card.setcrtc) == 1  # serving changed nothing on the display
+    finally:
+        card.fd = 3
+        holder.close()

@@ -6,7 +6,8 @@ import argparse
 import contextlib
 from typing import TYPE_CHECKING
 
-from ..device import Framebuffer, resolve
+from .._open import resolve
+from ..device import Framebuffer
 from ..virtual_touch import VirtualTouch, display_file
 from ._common import CliError, Command, Context, drm_target, open_device
 
