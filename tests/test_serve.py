@@ -345,3 +345,51 @@ def test_a_drm_display_is_served_from_its_scanout(monkeypatch):
     finally:
         card.fd = 3
         holder.close()
+
+
+def test_viewers_follow_a_drawing_thread_exactly():
+    """Two viewers acknowledging everything, while another thread draws 200 frames as fast as it can,
+    end with the last picture exactly."""
+    import threading
+
+    fb = fbgfx.open("virtual:160x120:RGB565")
+    screen = fb.screen()
+    done = threading.Event()
+
+    def draw():
+        rng = np.random.default_rng(5)
+        for _ in range(200):
+            with screen.frame() as s:
+                x, y = (int(v) for v in rng.integers(0, 140, 2))
+                s.rectangle((x, y % 100, x + 20, y % 100 + 20), fill=tuple(int(c) for c in rng.integers(0, 256, 3)))
+        done.set()
+
+    async def viewer(port):
+        canvas = np.zeros((120, 160, 3), np.uint8)
+        async with connect(f"ws://127.0.0.1:{port}/ws", origin=f"http://127.0.0.1:{port}") as ws:
+            for _ in range(2000):  # more than enough updates for 200 frames
+                try:
+                    message = await asyncio.wait_for(ws.recv(), 2)
+                except asyncio.TimeoutError:
+                    if done.is_set():  # drawing is over and nothing more comes: the last picture is in
+                        return canvas
+                    continue
+                if isinstance(message, bytes):
+                    apply_update(canvas, message)
+                    await ws.send(json.dumps({"type": "ack"}))
+            return canvas
+
+    async def main(port):
+        drawer = threading.Thread(target=draw)
+        drawer.start()
+        try:
+            return await asyncio.gather(viewer(port), viewer(port))
+        finally:
+            await asyncio.to_thread(drawer.join)
+
+    with Server(fb, port=0, fps=120) as server:
+        canvases = asyncio.run(main(server.port))
+    want = np.asarray(fb.snapshot())
+    assert all(np.array_equal(c, want) for c in canvases)
+    assert want.any()
+    fb.close()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from typing import TYPE_CHECKING
 
 from .._open import resolve
 from ..device import Framebuffer
 from ..virtual_touch import VirtualTouch, display_file
-from ._common import CliError, Command, Context, drm_target, open_device
+from ._common import CliError, Command, Context, drm_target, in_process_only, open_device
 
 if TYPE_CHECKING:
     from ..serve import Server
@@ -55,7 +56,8 @@ def run(args: argparse.Namespace, context: Context) -> int:
     with contextlib.ExitStack() as stack:
         fb = stack.enter_context(open_device(args, readonly=True))
         touch = stack.enter_context(_touch_for(fb)) if args.input else None
-        _serve(Server(fb, touch=touch, **options), args)
+        note = "nothing but this process sees a virtual display without file=" if in_process_only(fb) else None
+        _serve(Server(fb, touch=touch, **options), args, note)
     return 0
 
 
@@ -68,9 +70,11 @@ def _touch_for(fb: Framebuffer) -> VirtualTouch:
     return VirtualTouch(fb)
 
 
-def _serve(server: Server, args: argparse.Namespace) -> None:
+def _serve(server: Server, args: argparse.Namespace, note: str | None = None) -> None:
     def ready(s: Server) -> None:
         print(f"fbgfx: serving {resolve(args.device)} at {s.url}  (Ctrl-C to stop)", flush=True)
+        if note:
+            print(f"fbgfx: note: {note}", file=sys.stderr, flush=True)
 
     try:
         server.serve_forever(ready)

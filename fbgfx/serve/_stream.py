@@ -65,14 +65,20 @@ class Source(Protocol):
 
 
 class FramebufferSource:
-    """The visible page of an open :class:`~fbgfx.Framebuffer`, followed through pans and mode changes."""
+    """The visible page of an open :class:`~fbgfx.Framebuffer`.
+
+    A display opened read-only (as ``fbgfx serve`` opens it) is re-read at every grab,
+    to follow another program's pans, mode and palette changes; an app's own display
+    knows its own changes, and is left alone by the server's thread.
+    """
 
     def __init__(self, fb: Framebuffer) -> None:
         self.fb = fb
 
     def read(self) -> tuple[PixelFormat, np.ndarray, np.ndarray | None, int]:
         fb = self.fb
-        fb.refresh()  # another process may have panned, changed the mode or the palette
+        if fb.readonly:
+            fb.refresh()
         palette = fb.palette
         return fb.format, np.array(fb.pixels, copy=True), None if palette is None else palette.copy(), fb.width
 
