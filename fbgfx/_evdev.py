@@ -178,16 +178,7 @@ def _sysfs_bits(path: str) -> frozenset[int]:
     """Parse a sysfs bitmap: hex words of a C ``long`` each, most significant first."""
     with open(path) as f:
         words = f.read().split()
-    bits = set()
-    for i, word in enumerate(reversed(words)):
-        value = int(word, 16)
-        bit = 0
-        while value:
-            if value & 1:
-                bits.add(i * _LONG_BITS + bit)
-            value >>= 1
-            bit += 1
-    return frozenset(bits)
+    return _set_bits(int(word, 16) for word in reversed(words))
 
 
 # -- an open device ------------------------------------------------------------------------
@@ -278,8 +269,14 @@ def _bits(call: Callable[[Any, int], int], highest: int, path: str, name: str) -
     longs = highest // _LONG_BITS + 1
     buf = ffi.new("uint8_t[]", longs * _LONG_BITS // 8)
     _check(call(buf, len(buf)), path, f"reading capabilities ({name})")
+    return _set_bits(struct.unpack(f"{longs}L", ffi.buffer(buf)))
+
+
+def _set_bits(words: Iterable[int]) -> frozenset[int]:
+    """The numbers of the bits set in a bitmap of C longs, least significant long first
+    (``test_bit`` of the kernel's ``input.h``)."""
     bits = set()
-    for i, word in enumerate(struct.unpack(f"{longs}L", ffi.buffer(buf))):
+    for i, word in enumerate(words):
         bit = 0
         while word:
             if word & 1:

@@ -16,7 +16,7 @@ from ._kernel import KernelDevice
 from .device import Framebuffer
 from .drm import DrmDevice, find_display, is_drm_spec
 from .errors import FramebufferError
-from .virtual import VirtualDevice, parse_spec
+from .virtual import VirtualDevice, VirtualOptions, parse_spec
 
 __all__ = ["PathLike", "VirtualFramebuffer", "open", "resolve"]
 
@@ -88,7 +88,8 @@ class VirtualFramebuffer(Framebuffer):
     Args:
         width, height, format: The visible size and pixel format.
         readonly: Create and change nothing (see :class:`~fbgfx.virtual.VirtualDevice`).
-        **options: :class:`~fbgfx.virtual.VirtualOptions` fields.
+        options: How the device behaves (:class:`~fbgfx.virtual.VirtualOptions`).
+        **fields: :class:`~fbgfx.virtual.VirtualOptions` fields, instead of or over ``options``.
 
     Example:
         >>> fb = VirtualFramebuffer(800, 480, "RGB565")
@@ -97,9 +98,16 @@ class VirtualFramebuffer(Framebuffer):
     """
 
     def __init__(
-        self, width: int = 800, height: int = 480, format: Any = "XRGB8888", *, readonly: bool = False, **options: Any
+        self,
+        width: int = 800,
+        height: int = 480,
+        format: Any = "XRGB8888",
+        *,
+        readonly: bool = False,
+        options: VirtualOptions | None = None,
+        **fields: Any,
     ) -> None:
-        device = VirtualDevice(width, height, format, readonly=readonly, **options)
+        device = VirtualDevice(width, height, format, options, readonly=readonly, **fields)
         var = device.get_var()
         super().__init__(device, f"virtual:{var.xres}x{var.yres}:{device.format.name}", readonly=readonly)
 
@@ -118,4 +126,4 @@ class VirtualFramebuffer(Framebuffer):
         With ``readonly`` nothing is created or changed (see :class:`~fbgfx.virtual.VirtualDevice`).
         """
         width, height, fmt, options = parse_spec(spec)
-        return cls(width, height, fmt, readonly=readonly, **options.fields())
+        return cls(width, height, fmt, readonly=readonly, options=options)

@@ -34,12 +34,27 @@ PathArg = Union[str, "os.PathLike[str]"]
 
 @dataclass(frozen=True)
 class VirtualOptions:
-    """How a virtual device behaves beyond its size and format (see
-    :class:`fbgfx.virtual.VirtualDevice` for each field); None means the default
-    the device works out itself (the visible size, room for two pages, one mode).
+    """How a virtual device behaves beyond its size and format.
 
-    A framebuffer file's state file keeps the options its device was created with,
-    worked out (``memory`` and ``mode_list`` filled in, no sizes or file).
+    Attributes:
+        virtual_width, virtual_height: Virtual size (default: the visible size).
+        memory: Bytes of video memory (default: room for two visible pages, at most
+            :data:`MAX_MEMORY`).
+        stride_align: ``line_length`` is rounded up to this many bytes (4, as vfb).
+        line_length: A fixed stride instead, e.g. to imitate a padded DRM buffer; at
+            least one row of the virtual width.
+        can_pan: Whether panning works (``ypanstep`` 1, else 0).
+        modes: ``"allow"``, ``"refuse"`` or ``"ignore"`` mode changes (see
+            :data:`MODE_POLICIES`).
+        can_vsync: Whether ``FBIO_WAITFORVSYNC`` works (sleeps to the next 60 Hz tick).
+        can_blank: Whether ``FBIOBLANK`` works.
+        file: Keep video memory in this framebuffer file, so other processes can open
+            the same device (see :mod:`fbgfx._virtual_file`): created when nothing
+            exists there, taken as it is (with its own size, format and options) when
+            it is a framebuffer file, refused otherwise.
+        id: The driver name in ``fix.id``.
+        mode_list: The modes :meth:`fbgfx.Framebuffer.modes` lists, as mode strings (a
+            list, or one string separated by commas); default: the starting mode.
     """
 
     virtual_width: int | None = None
@@ -102,9 +117,24 @@ class VirtualOptions:
         """Return a copy with some fields changed."""
         return dataclasses.replace(self, **changes)
 
-    def fields(self) -> dict[str, Any]:
-        """The options as keyword arguments of :class:`fbgfx.virtual.VirtualDevice`."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+    def kept(self, width: int, height: int, fmt: PixelFormat) -> VirtualOptions:
+        """The options as a device of this size and format keeps them (and its state
+        file): the values in their types, the mode list a list (default: the starting
+        mode), without the sizes and file it was made with. ``memory`` stays as given."""
+        modes = self.mode_list
+        if isinstance(modes, str):
+            modes = [m for m in modes.split(",") if m]
+        return VirtualOptions(
+            memory=self.memory,
+            stride_align=int(self.stride_align),
+            line_length=None if self.line_length is None else int(self.line_length),
+            can_pan=bool(self.can_pan),
+            modes=self.modes,
+            can_vsync=bool(self.can_vsync),
+            can_blank=bool(self.can_blank),
+            id=str(self.id),
+            mode_list=list(modes) if modes else [f"{width}x{height}-{fmt.bpp}"],
+        )
 
 
 _OPTION_TYPES: dict[str, type] = {

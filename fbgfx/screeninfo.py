@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -121,25 +122,17 @@ VAR_FIELDS = tuple(f.name for f in dataclasses.fields(VarScreenInfo))
 FIX_FIELDS = tuple(f.name for f in dataclasses.fields(FixScreenInfo))
 
 
-def geometry(var: VarScreenInfo) -> tuple[Any, ...]:
-    """What a mode change sets: every field of ``var`` but the pan offset and the timings.
+#: What a mode change sets: every field of a var but the pan offset and the timings
+#: (``grayscale`` included: on fbdev it switches a palette format between colour and gray).
+GEOMETRY_FIELDS = ("xres", "yres", "xres_virtual", "yres_virtual", "bits_per_pixel", "grayscale", *BITFIELD_NAMES)
+_geometry = operator.attrgetter(*GEOMETRY_FIELDS)
 
-    Two vars with the same geometry show the same picture layout, so comparing
-    geometries tells a mode change from a pan (``grayscale`` included: on fbdev it
-    switches a palette format between colour and gray).
-    """
-    return (
-        var.xres,
-        var.yres,
-        var.xres_virtual,
-        var.yres_virtual,
-        var.bits_per_pixel,
-        var.grayscale,
-        var.red,
-        var.green,
-        var.blue,
-        var.transp,
-    )
+
+def geometry(var: VarScreenInfo) -> tuple[Any, ...]:
+    """The :data:`GEOMETRY_FIELDS` of ``var``: two vars with the same geometry show the
+    same picture layout, so comparing them tells a mode change from a pan."""
+    fields: tuple[Any, ...] = _geometry(var)
+    return fields
 
 
 def describe_mode(mode: VarScreenInfo | Mapping[str, int]) -> str:

@@ -25,7 +25,7 @@ from ._geometry import BIG, NUMBERS, Coords, Flat, check_angle, check_size, chec
 from ._geometry import box as box_of
 from .color import BLEND, OPAQUE, SKIP, ColorLike, Ink, Packer, whole_channels
 from .pixelformat import PixelFormat, default_palette
-from .text import Font, Text
+from .text import Font, Text, TextOptions
 
 __all__ = ["Surface"]
 
@@ -1006,15 +1006,15 @@ class Surface:
         fnt = _text.font_or_default(font, font_size)
         ink = self._ink(_WHITE if fill is None else fill)
         x, y = float(xy[0]), float(xy[1])
+        options = TextOptions(anchor, spacing, align, direction, features, language, stroke_width)
         if stroke_width:
             stroke_ink = ink if stroke_fill is None else self._ink(stroke_fill)
-            for run in _text.layout(
-                fnt, (x, y), text, anchor, spacing, align, direction, features, language, stroke_width
-            ):
+            for run in _text.layout(fnt, (x, y), text, options):
                 self._paint_mask(run.mask, run.x, run.y, stroke_ink, self._boxes)
             if stroke_ink == ink:
                 return
-        for run in _text.layout(fnt, (x, y), text, anchor, spacing, align, direction, features, language):
+            options = options._replace(stroke_width=0)
+        for run in _text.layout(fnt, (x, y), text, options):
             # cached runs are known to have ink; only a clipped part may be empty
             self._paint_mask(run.mask, run.x, run.y, ink, self._boxes)
 
@@ -1072,7 +1072,8 @@ class Surface:
     ) -> tuple[float, float, float, float]:
         """(left, top, right, bottom) of ``text`` drawn at ``xy`` (``ImageDraw.textbbox``)."""
         fnt = _text.font_or_default(font, font_size)
-        return _text.bbox(fnt, xy, text, anchor, spacing, align, direction, features, language, stroke_width)
+        options = TextOptions(anchor, spacing, align, direction, features, language, stroke_width)
+        return _text.bbox(fnt, xy, text, options)
 
     def multiline_textbbox(
         self,

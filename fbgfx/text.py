@@ -20,7 +20,7 @@ from PIL import Image, ImageFont
 
 from . import _glyphs
 
-__all__ = ["default_font", "font"]
+__all__ = ["TextOptions", "default_font", "font"]
 
 #: A Pillow font (FreeType, bitmap or transposed). Any: Pillow before 10 has no types.
 Font = Any
@@ -123,6 +123,31 @@ class Run(NamedTuple):
     y: int
 
 
+class TextOptions(NamedTuple):
+    """How a text is laid out: the keywords Pillow's ``ImageDraw.text`` and ``textbbox``
+    share (Pillow's newer ``ImageText.Text`` keeps them with the text in the same way).
+
+    Attributes:
+        anchor: Two letters, horizontal then vertical (``"la"``: left, ascender);
+            None for Pillow's default.
+        spacing: Pixels between the lines of multiline text.
+        align: ``"left"``, ``"center"``, ``"right"`` or ``"justify"`` for multiline text.
+        direction, features, language: Text shaping, as Pillow takes them (libraqm).
+        stroke_width: Width of the outline drawn around each glyph.
+    """
+
+    anchor: str | None = None
+    spacing: float = 4
+    align: str = "left"
+    direction: str | None = None
+    features: Sequence[str] | None = None
+    language: str | None = None
+    stroke_width: float = 0
+
+
+_PLAIN = TextOptions()
+
+
 class _Line(NamedTuple):
     x: float
     y: float
@@ -190,19 +215,9 @@ def _render(
     return hit
 
 
-def _split(
-    fnt: Font,
-    xy: Sequence[float],
-    text: Text,
-    anchor: str | None,
-    spacing: float,
-    align: str,
-    direction: str | None,
-    features: Sequence[str] | None,
-    language: str | None,
-    stroke_width: float,
-) -> list[_Line]:
+def _split(fnt: Font, xy: Sequence[float], text: Text, options: TextOptions) -> list[_Line]:
     """Lines and their positions, as Pillow's ImageDraw.multiline_text places them."""
+    anchor, spacing, align, direction, features, language, stroke_width = options
     if anchor is None:
         anchor = "lt" if direction == "ttb" else "la"
     elif not isinstance(anchor, str) or len(anchor) != 2:
@@ -292,24 +307,13 @@ def _check_text(text: Any) -> None:
         raise TypeError(f"text must be a str, got {type(text).__name__}")
 
 
-def layout(
-    fnt: Font,
-    xy: Sequence[float],
-    text: Text,
-    anchor: str | None = None,
-    spacing: float = 4,
-    align: str = "left",
-    direction: str | None = None,
-    features: Sequence[str] | None = None,
-    language: str | None = None,
-    stroke_width: float = 0,
-) -> list[Run]:
+def layout(fnt: Font, xy: Sequence[float], text: Text, options: TextOptions = _PLAIN) -> list[Run]:
     """Render ``text`` at ``xy`` into positioned coverage masks (one per line)."""
     _check_text(text)
-    feats = tuple(features) if features else None
-    simple = not stroke_width and direction is None and feats is None and language is None
+    feats = tuple(options.features) if options.features else None
+    simple = not options.stroke_width and options.direction is None and feats is None and options.language is None
     runs: list[Run] = []
-    for line in _split(fnt, xy, text, anchor, spacing, align, direction, feats, language, stroke_width):
+    for line in _split(fnt, xy, text, options):
         if not math.isfinite(line.x) or not math.isfinite(line.y):
             raise ValueError(f"text position must be finite, got {xy!r}")
         x, y = int(line.x), int(line.y)
@@ -321,30 +325,23 @@ def layout(
                 if placed[0].size:
                     runs.append(Run(*placed))
                 continue
-        mask, dx, dy = _render(fnt, line.text, line.anchor, start, stroke_width, direction, feats, language)
+        mask, dx, dy = _render(
+            fnt, line.text, line.anchor, start, options.stroke_width, options.direction, feats, options.language
+        )
         if mask.size:
             runs.append(Run(mask, x + dx, y + dy))
     return runs
 
 
-def bbox(
-    fnt: Font,
-    xy: Sequence[float],
-    text: Text,
-    anchor: str | None = None,
-    spacing: float = 4,
-    align: str = "left",
-    direction: str | None = None,
-    features: Sequence[str] | None = None,
-    language: str | None = None,
-    stroke_width: float = 0,
-) -> Box:
+def bbox(fnt: Font, xy: Sequence[float], text: Text, options: TextOptions = _PLAIN) -> Box:
     """(left, top, right, bottom) of ``text`` drawn at ``xy``, as ImageDraw.textbbox."""
     _check_text(text)
-    feats = list(features) if features else None
+    feats = list(options.features) if options.features else None
     box: Box | None = None
-    for line in _split(fnt, xy, text, anchor, spacing, align, direction, features, language, stroke_width):
-        left, top, right, bottom = _bbox(fnt, line.text, line.anchor, direction, feats, language, stroke_width)
+    for line in _split(fnt, xy, text, options):
+        left, top, right, bottom = _bbox(
+            fnt, line.text, line.anchor, options.direction, feats, options.language, options.stroke_width
+        )
         left, top, right, bottom = left + line.x, top + line.y, right + line.x, bottom + line.y
         box = (left, top, right, bottom) if box is None else \
             (min(box[0], left), min(box[1], top), max(box[2], right), max(box[3], bottom))  # fmt: skip

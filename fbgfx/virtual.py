@@ -82,28 +82,21 @@ class VirtualDevice(FbdevBackend):
     Args:
         width, height: Visible size (1 to :data:`MAX_SIDE`).
         format: A :class:`PixelFormat` or its name.
-        virtual_width, virtual_height: Virtual size (default: the visible size).
-        memory: Bytes of video memory (default: room for two visible pages, at most
-            :data:`MAX_MEMORY`).
-        stride_align: ``line_length`` is rounded up to this many bytes (4, as vfb).
-        line_length: A fixed stride instead, e.g. to imitate a padded DRM buffer; at
-            least one row of the virtual width.
-        can_pan: Whether panning works (``ypanstep`` 1, else 0).
-        modes: ``"allow"``, ``"refuse"`` or ``"ignore"`` mode changes (see MODE_POLICIES).
-        can_vsync: Whether ``FBIO_WAITFORVSYNC`` works (sleeps to the next 60 Hz tick).
-        can_blank: Whether ``FBIOBLANK`` works.
-        file: Keep video memory in this framebuffer file, so other processes can open
-            the same device (see :mod:`fbgfx._virtual_file`): created when nothing exists
-            there, taken as it is (with its own size, format and options) when it is a
-            framebuffer file, refused otherwise.
-        id: The driver name in ``fix.id``.
-        mode_list: The modes :meth:`Framebuffer.modes` lists, as mode strings (a list,
-            or one string separated by commas); default: the starting mode.
+        options: How the device behaves (:class:`VirtualOptions`: virtual size, video
+            memory, stride, capabilities, a framebuffer ``file``...).
         readonly: Change nothing: never create ``file``, map memory read-only and
             refuse mode, pan and colour map changes with ``EPERM``.
+        **fields: :class:`VirtualOptions` fields, instead of or over ``options``
+            (``VirtualDevice(800, 480, can_pan=False)``).
+
+    Attributes:
+        options: The device's options, worked out (``memory`` and ``mode_list``
+            filled in, no sizes or file): what its state file keeps, and what an
+            opener of an existing framebuffer file takes from it.
 
     Raises:
         ValueError: An option out of range (the message names it).
+        TypeError: A keyword that is not a :class:`VirtualOptions` field.
         FramebufferError: ``file`` cannot be created or is not a framebuffer file, its
             state file is corrupt (the message says how to reset it), or ``memory`` is
             too small for the mode (``ENOMEM``).
@@ -114,53 +107,22 @@ class VirtualDevice(FbdevBackend):
         width: int,
         height: int,
         format: Any = "XRGB8888",
+        options: VirtualOptions | None = None,
         *,
-        virtual_width: int | None = None,
-        virtual_height: int | None = None,
-        memory: int | None = None,
-        stride_align: int = 4,
-        line_length: int | None = None,
-        can_pan: bool = True,
-        modes: str = "allow",
-        can_vsync: bool = False,
-        can_blank: bool = False,
-        file: Any = None,
-        id: str = "fbgfx virtual",
-        mode_list: Any = None,
         readonly: bool = False,
+        **fields: Any,
     ) -> None:
         fmt = format if isinstance(format, PixelFormat) else PixelFormat.from_name(str(format))
-        options = VirtualOptions(
-            virtual_width=virtual_width,
-            virtual_height=virtual_height,
-            memory=memory,
-            stride_align=stride_align,
-            line_length=line_length,
-            can_pan=can_pan,
-            modes=modes,
-            can_vsync=can_vsync,
-            can_blank=can_blank,
-            file=file,
-            id=id,
-            mode_list=mode_list,
-        )
+        options = (options or VirtualOptions()).replace(**fields)
         options.check(width, height, fmt)
+        file = options.file
         self._file = None if file is None else FramebufferFile(os.fspath(file), bool(readonly))
         self.path = "virtual" if self._file is None else self._file.path
         self.readonly = bool(readonly)
         self.shared = self._file is not None
-        self.stride_align = int(stride_align)
-        self.fixed_line_length = None if line_length is None else int(line_length)
-        self.can_pan = bool(can_pan)
-        self.modes = modes
-        self.can_vsync = bool(can_vsync)
-        self.can_blank = bool(can_blank)
         self.blanked = 0
-        self.id = str(id)
-        if isinstance(mode_list, str):
-            mode_list = [m for m in mode_list.split(",") if m]
-        self.mode_list: list[str] | None = list(mode_list) if mode_list else [f"{width}x{height}-{fmt.bpp}"]
-        var = _var_for(width, height, virtual_width or width, virtual_height or height, fmt)
+        self.options = options.kept(width, height, fmt)
+        var = _var_for(width, height, options.virtual_width or width, options.virtual_height or height, fmt)
         self.format = fmt
         line = self._line_length(var)
         needed = line * var.yres_virtual
@@ -169,7 +131,10 @@ class VirtualDevice(FbdevBackend):
                 f"a {var.xres_virtual}x{var.yres_virtual} {fmt.name} framebuffer needs {needed} bytes of "
                 f"video memory; a virtual one has at most {MAX_MEMORY}"
             )
-        self.memory_size = int(memory) if memory is not None else (2 * needed if 2 * needed <= MAX_MEMORY else needed)
+        memory = (
+            int(options.memory) if options.memory is not None else (2 * needed if 2 * needed <= MAX_MEMORY else needed)
+        )
+        self.options = self.options.replace(memory=memory)
         if needed > self.memory_size:
             raise FramebufferError(errno.ENOMEM, f"{needed} bytes needed, {self.memory_size} available", self.path)
         self._var, self._fix = var, self._fix_for(var)
@@ -211,7 +176,7 @@ class VirtualDevice(FbdevBackend):
         with self._changing("panning (FBIOPAN_DISPLAY)"):
             cur = self._var
             fix = self._fix
-            if not self.can_pan and (var.xoffset, var.yoffset) != (cur.xoffset, cur.yoffset):
+            if not self.options.can_pan and (var.xoffset, var.yoffset) != (cur.xoffset, cur.yoffset):
                 raise self._error(errno.EINVAL, "panning (FBIOPAN_DISPLAY)")
             if (
                 var.xoffset + cur.xres > cur.xres_virtual
@@ -239,7 +204,7 @@ class VirtualDevice(FbdevBackend):
             self.cmap[start : start + len(entries)] = entries
 
     def blank(self, level: int) -> bool:
-        if not self.can_blank:
+        if not self.options.can_blank:
             raise self._error(errno.EINVAL, "blanking (FBIOBLANK)")
         if self.readonly:
             raise self._error(errno.EPERM, "blanking (FBIOBLANK): the device is open read-only")
@@ -247,7 +212,7 @@ class VirtualDevice(FbdevBackend):
         return True
 
     def wait_for_vsync(self) -> None:
-        if not self.can_vsync:
+        if not self.options.can_vsync:
             raise self._error(errno.ENOTTY, "waiting for vsync (FBIO_WAITFORVSYNC)")
         period = 1 / 60
         time.sleep(period - time.monotonic() % period)
@@ -320,7 +285,7 @@ class VirtualDevice(FbdevBackend):
         if self._file is None or self._closed:
             return
         state = self._file.read_state(opening=False)
-        if state.device is not None and self._options() != state.device:
+        if state.device is not None and self.options != state.device:
             raise self._error(
                 errno.ESTALE,
                 f"the device was replaced by another one ({state.device.memory} bytes of video memory); open it again",
@@ -335,17 +300,10 @@ class VirtualDevice(FbdevBackend):
 
     def _apply_options(self, state: DeviceState) -> None:
         """Take the existing device's capabilities and size (from its state file)."""
-        device = state.device
-        if device is None:  # written by fbgfx 0.1: only the memory size was kept
-            assert state.memory is not None
-            self.memory_size = state.memory
-            return
-        assert device.memory is not None and device.mode_list is not None
-        self.memory_size = device.memory
-        self.stride_align = device.stride_align
-        self.fixed_line_length = device.line_length
-        self.can_pan, self.can_vsync, self.can_blank = device.can_pan, device.can_vsync, device.can_blank
-        self.modes, self.id, self.mode_list = device.modes, device.id, list(device.mode_list)
+        if state.device is None:  # written by fbgfx 0.1: only the memory size was kept
+            self.options = self.options.replace(memory=state.memory)
+        else:
+            self.options = state.device
 
     def _apply_state(self, state: DeviceState) -> None:
         var, fmt = state.var, state.format
@@ -377,22 +335,20 @@ class VirtualDevice(FbdevBackend):
             return f"{var.yres_virtual} lines of {line} bytes do not fit in {self.memory_size} bytes of video memory"
         return None
 
-    def _options(self) -> VirtualOptions:
-        """The options this device has, worked out: what its state file keeps."""
-        return VirtualOptions(
-            memory=self.memory_size,
-            stride_align=self.stride_align,
-            line_length=self.fixed_line_length,
-            can_pan=self.can_pan,
-            modes=self.modes,
-            can_vsync=self.can_vsync,
-            can_blank=self.can_blank,
-            id=self.id,
-            mode_list=list(self.mode_list or []),
-        )
+    @property
+    def memory_size(self) -> int:
+        """Bytes of video memory."""
+        memory = self.options.memory
+        assert memory is not None  # worked out when the device is made
+        return memory
+
+    @property
+    def mode_list(self) -> list[str]:
+        """The modes :meth:`fbgfx.Framebuffer.modes` lists, as mode strings."""
+        return list(self.options.mode_list or [])
 
     def _state(self) -> DeviceState:
-        return DeviceState(self._options(), None, self._var, self.format, self._fix.visual, self.cmap)
+        return DeviceState(self.options, None, self._var, self.format, self._fix.visual, self.cmap)
 
     # -- kernel rules ---------------------------------------------------------------------------
 
@@ -400,9 +356,9 @@ class VirtualDevice(FbdevBackend):
         cur = self._var
         checked, fmt = self._check_var(var)
         changes_mode = geometry(checked) != geometry(cur)
-        if changes_mode and self.modes == "refuse":
+        if changes_mode and self.options.modes == "refuse":
             raise self._error(errno.EINVAL, "setting the mode (FBIOPUT_VSCREENINFO)")
-        if changes_mode and self.modes == "ignore":
+        if changes_mode and self.options.modes == "ignore":
             # Accepted into var, but the buffer and what is shown stay as they were.
             checked = checked.replace(
                 xres_virtual=cur.xres_virtual,
@@ -440,18 +396,18 @@ class VirtualDevice(FbdevBackend):
         return checked, fmt
 
     def _line_length(self, var: VarScreenInfo) -> int:
-        if self.fixed_line_length:
-            return self.fixed_line_length
+        if self.options.line_length:
+            return self.options.line_length
         row = (var.xres_virtual * var.bits_per_pixel + 7) // 8
-        return -(-row // self.stride_align) * self.stride_align
+        return -(-row // self.options.stride_align) * self.options.stride_align
 
     def _fix_for(self, var: VarScreenInfo) -> FixScreenInfo:
         return FixScreenInfo(
-            id=self.id[:15],
+            id=self.options.id[:15],
             smem_len=self.memory_size,
             visual=_visual_of(self.format),
-            xpanstep=1 if self.can_pan else 0,
-            ypanstep=1 if self.can_pan else 0,
+            xpanstep=1 if self.options.can_pan else 0,
+            ypanstep=1 if self.options.can_pan else 0,
             line_length=self._line_length(var),
         )
 
