@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _restore, convert
+from . import _frames, _restore, convert
 from ._buffering import Buffering, choose
 from ._drawlog import DrawLog
 from ._region import Region
@@ -154,6 +154,8 @@ class Screen:
         self._changes = _Changes(fb)
         fb.adopt(self._changes)
         _restore.register(self._changes, self._changes.close)
+        # Frames shown are counted where a test may wait for them (fbgfx._frames).
+        self._frames = _frames.counter_for(fb)
         try:
             self._setup(buffering, console, palette, clear, vsync)
         except BaseException:
@@ -219,6 +221,8 @@ class Screen:
             self._changes.close()
         finally:
             self._back = None
+            if self._frames is not None:
+                self._frames.close()
 
     def __enter__(self) -> Screen:
         return self
@@ -307,6 +311,7 @@ class Screen:
         back = self._open()
         with _restore.critical:
             back.flip()
+        self._shown()
 
     def present(self, image: Any, fit: str = "fit", background: Any = "black") -> None:
         """Show a whole picture: draw it as the next frame and flip.
@@ -341,9 +346,11 @@ class Screen:
             if rgb.shape[:2] != (self.height, self.width):
                 with _restore.critical:
                     back.present_part(rgb, x, y, self._native_color(background))
+                self._shown()
                 return
         with _restore.critical:
             back.present(rgb)
+        self._shown()
 
     # -- internals --------------------------------------------------------------------------------
 
@@ -356,6 +363,11 @@ class Screen:
 
     def _native_color(self, color: Any) -> int:
         return resolve(color, self.format, self._palette).value
+
+    def _shown(self) -> None:
+        """A frame is on the screen: count it for whoever waits for frames."""
+        if self._frames is not None:
+            self._frames.bump()
 
 
 def resolve_rotate(rotate: object = None) -> int:

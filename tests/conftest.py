@@ -35,6 +35,20 @@ from fbgfx.device import Framebuffer
 # Before any test imports pillow_compare, so its asserts explain themselves as a test's do.
 pytest.register_assert_rewrite("pillow_compare")
 
+
+def _plugin_installed() -> bool:
+    """Whether pytest loads fbgfx's plugin by itself (its pytest11 entry point is installed)."""
+    from importlib.metadata import entry_points
+
+    found = entry_points()
+    group = found.select(group="pytest11") if hasattr(found, "select") else found.get("pytest11", [])
+    return any(ep.name == "fbgfx" for ep in group)
+
+
+# pytester for the plugin's tests; the fbgfx_display fixture for the examples' tests, also from a checkout installed
+# before the plugin existed (whose metadata has no entry point for it).
+pytest_plugins = ["pytester"] + ([] if _plugin_installed() else ["pytest_fbgfx"])
+
 OpenVirtual = Callable[..., Framebuffer]
 
 

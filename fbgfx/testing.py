@@ -1,0 +1,510 @@
+"""Testing an fbgfx app headlessly: the display behind the ``fbgfx_display`` pytest fixture.
+
+The pytest plugin (module ``pytest_fbgfx``, registered as ``fbgfx``) gives each test
+that asks for ``fbgfx_display`` a fresh file-backed virtual display, named by
+``$FRAMEBUFFER`` while the test runs, so the app under test opens it with
+``fbgfx.open()`` unchanged, in the test's process or in a subprocess. The
+:class:`Display` it yields looks at the panel and touches it::
+
+    def test_paint(fbgfx_display):
+        app = subprocess.Popen([sys.executable, "paint.py"])
+        fbgfx_display.wait_for_frame()        # the app's first frame
+        fbgfx_display.tap(100, 80)            # panel pixels
+        fbgfx_display.wait_for_frame()        # the frame that shows the dot
+        fbgfx_display.assert_matches("dot")   # tests/screens/test_paint/dot.png
+
+Configure it with ``@pytest.mark.fbgfx_display(width=480, height=320,
+format="RGB565", rotate=90, pan=0, ...)`` (the options of a ``virtual:`` spec).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import subprocess
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from . import _frames, _golden
+from ._open import VirtualFramebuffer
+from .errors import FramebufferError
+from .virtual import parse_spec
+from .virtual_touch import VirtualTouch
+
+__all__ = ["DEFAULTS", "Display", "FrameTimeout"]
+
+#: The display a test gets when its marker does not say otherwise.
+DEFAULTS = {"width": 320, "height": 240, "format": "XRGB8888"}
+
+#: Environment variables the fixture clears so the app reads the test's display as it is:
+#: no touch device or calibration from the machine running the tests, no rotation.
+_CLEARED = ("FBGFX_TOUCH", "FBGFX_TOUCH_CALIBRATION", "FBGFX_ROTATE", "FBGFX_FRAMES")
+#: How long a touch waits for the app to open the display's touchscreen.
+TOUCH_TIMEOUT = 10.0
+
+_REPORT = pytest.StashKey["_golden.Report"]()
+
+
+class FrameTimeout(TimeoutError):
+    """:meth:`Display.wait_for_frame` saw no new frame in time."""
+
+
+class Display:
+    """A virtual display a test runs an app on: look at it, touch it, wait for frames.
+
+    Made by the ``fbgfx_display`` fixture (and :meth:`add_display`); closed when the
+    test ends. Its framebuffer file lives in a folder of pytest's temporary directory.
+
+    Attributes:
+        spec: The ``virtual:...:file=...`` spec the app opens (``$FRAMEBUFFER``).
+        path: The framebuffer file.
+    """
+
+    def __init__(self, spec: str, test: _Test) -> None:
+        self.spec = spec
+        self.path = os.fspath(parse_spec(spec)[3].file or "")
+        self._test = test
+        VirtualFramebuffer.from_spec(spec).close()  # created now, as the spec describes it
+        self._fb = VirtualFramebuffer.from_spec(spec, readonly=True)
+        try:
+            self._finger = VirtualTouch(self._fb)
+            self._frames = _frames.FrameCounter(self.path + _frames.SUFFIX)
+            self._seen = self._frames.read()
+        except BaseException:
+            self._fb.close()
+            raise
+        self._others: list[Display] = []
+        self._apps: list[tuple[subprocess.Popen[Any], Any]] = []  # each with its stderr file
+
+    # -- what it is ----------------------------------------------------------------------
+
+    @property
+    def width(self) -> int:
+        """The panel's width in pixels now."""
+        self._fb.refresh()
+        return int(self._fb.width)
+
+    @property
+    def height(self) -> int:
+        """The panel's height in pixels now."""
+        self._fb.refresh()
+        return int(self._fb.height)
+
+    @property
+    def format(self) -> str:
+        """The pixel format's name now (``"XRGB8888"``, ``"RGB565"``, ``"C8"``...)."""
+        self._fb.refresh()
+        return str(self._fb.format.name)
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment for an app started on this display: this process's (the
+        fixture's changes included), with ``$FRAMEBUFFER`` naming this display."""
+        return dict(os.environ, FRAMEBUFFER=self.spec)
+
+    @property
+    def frames(self) -> int:
+        """How many frames apps have shown on the display so far."""
+        return self._frames.read()
+
+    # -- looking ----------------------------------------------------------------------------
+
+    def snapshot(self) -> Image.Image:
+        """What the panel shows now, as a PIL RGB image (unrotated: the panel's pixels)."""
+        self._fb.refresh()  # an app may have panned (page flips) or changed the mode or palette
+        image: Image.Image = self._fb.snapshot()
+        return image
+
+    def wait_for_frame(self, timeout: float = 5) -> int:
+        """Return once an app has shown a frame no earlier call returned for.
+
+        A frame is shown by a :class:`~fbgfx.Screen`'s ``flip()``, ``present()`` or the
+        end of a ``frame()`` block, in any process. Frames shown since the last call
+        (or since the display was made) count, so a frame shown before this call
+        returns at once.
+
+        Returns:
+            The number of frames shown so far.
+
+        Raises:
+            FrameTimeout: No new frame within ``timeout`` seconds (the message says how
+                many were shown, and how a started app ended if it did).
+        """
+        __tracebackhide__ = True
+        count = self._frames.wait_beyond(self._seen, timeout)
+        if count is None:
+            shown = self._frames.read()
+            if shown:
+                what = (
+                    f"{shown} frame{'s' if shown != 1 else ''} shown so far, all returned by earlier wait_for_frame()"
+                )
+            else:
+                what = (
+                    "no frame shown yet: does the app draw through fbgfx.Screen (flip(), present() or a "
+                    "frame() block) on $FRAMEBUFFER?"
+                )
+            raise FrameTimeout(
+                errno.ETIMEDOUT, f"no new frame within {timeout:g} s on {self.spec}; {what}{self._ended()}"
+            )
+        self._seen = count
+        return count
+
+    # -- touching -----------------------------------------------------------------------------
+
+    def tap(self, x: float, y: float, *, timeout: float | None = None) -> None:
+        """Touch panel pixel ``(x, y)`` and lift the finger (the app reads both at once).
+
+        Waits up to ``timeout`` seconds (default 10) for an app to open the display's
+        touchscreen first: touches nobody reads are lost, as on a real panel.
+
+        Raises:
+            ValueError: ``(x, y)`` is outside the panel.
+            TouchError: No app opened the touchscreen in time (``ETIMEDOUT``).
+        """
+        __tracebackhide__ = True
+        self._reader(timeout)
+        self._finger.tap(x, y)
+
+    def press(self, x: float, y: float, *, timeout: float | None = None) -> None:
+        """Put a finger down on panel pixel ``(x, y)`` (see :meth:`tap`)."""
+        __tracebackhide__ = True
+        if self._finger.down:
+            raise RuntimeError("press(): the finger is down already; release() it first")
+        self._reader(timeout)
+        self._finger.press(x, y)
+
+    def move(self, x: float, y: float) -> None:
+        """Slide the finger that is down to panel pixel ``(x, y)``."""
+        __tracebackhide__ = True
+        if not self._finger.down:
+            raise RuntimeError("move(): no finger is down; press() first")
+        self._reader(0)
+        self._finger.move(x, y)
+
+    def release(self) -> None:
+        """Lift the finger that is down."""
+        __tracebackhide__ = True
+        if not self._finger.down:
+            raise RuntimeError("release(): no finger is down; press() first")
+        self._finger.release()
+
+    # -- comparing --------------------------------------------------------------------------
+
+    def assert_matches(
+        self,
+        name: str,
+        tolerance: int = 0,
+        max_pixels: int = 0,
+        ignore: Sequence[Any] = (),
+        *,
+        allow_blank: bool = False,
+    ) -> None:
+        """Assert that the panel shows the baseline picture ``name``.
+
+        The baseline is ``screens/<test function>/<name>.png`` in the test file's folder;
+        ``pytest --fbgfx-update`` writes it (or rewrites it where pixels outside
+        ``ignore`` changed) and passes. A mismatch saves the expected, actual and diff
+        pictures in the report folder (``--fbgfx-report DIR``) and its ``index.html``.
+
+        Args:
+            name: The picture's name (a file name without ``.png``).
+            tolerance: How much a channel (0..255) may differ before the pixel counts
+                as different.
+            max_pixels: How many pixels may differ.
+            ignore: Boxes ``(left, top, right, bottom)`` (right and bottom exclusive, in
+                panel pixels) not compared: a clock, a changing reading. One box or several.
+            allow_blank: Accept a screen of one colour (outside ``ignore``): by default
+                that fails, as an app that drew nothing would otherwise match a blank
+                baseline.
+
+        Raises:
+            AssertionError: No baseline (the message says to run ``pytest
+                --fbgfx-update``), a blank screen, another size, or more than
+                ``max_pixels`` pixels differing by more than ``tolerance``.
+        """
+        __tracebackhide__ = True  # pytest shows the test's line, not this one
+        name = _check_name(name)
+        tolerance, max_pixels = _check_int("tolerance", tolerance, 255), _check_int("max_pixels", max_pixels, None)
+        boxes = _golden.parse_boxes(ignore)
+        image = self.snapshot()
+        actual = np.asarray(image)
+        ignored = _golden.ignore_mask(image.size, boxes) if boxes else None
+        baseline = self._test.baselines / f"{name}.png"
+        shown = self._test.show(baseline)
+        if not allow_blank and _golden.is_blank(actual, ignored):
+            r, g, b = (int(v) for v in actual.reshape(-1, 3)[0]) if actual.size else (0, 0, 0)
+            raise AssertionError(
+                f"{shown}: the screen is one colour (#{r:02x}{g:02x}{b:02x}) everywhere"
+                f"{' outside the ignored boxes' if boxes else ''}: has the app drawn yet? (wait_for_frame() first; "
+                "allow_blank=True if a blank screen is what the test expects)"
+            )
+        expected = _load(baseline)
+        if self._test.update:
+            if (
+                expected is None
+                or expected.shape != actual.shape
+                or _golden.compare(actual, expected, 0, ignored).pixels
+            ):
+                baseline.parent.mkdir(parents=True, exist_ok=True)
+                image.save(baseline)
+                self._test.report().updated.append(str(baseline))
+            return
+        report = self._test.report()
+        if expected is None:
+            files = report.add(self._test.id, name, f"no baseline {shown}", {"actual": image})
+            raise AssertionError(
+                f"no baseline {shown}: run `pytest --fbgfx-update` to write it from this run's screen "
+                f"(look at it first: {files['actual']})"
+            )
+        if expected.shape != actual.shape:
+            eh, ew = expected.shape[:2]
+            message = f"the screen is {image.width}x{image.height}, the baseline {shown} is {ew}x{eh}"
+            files = report.add(self._test.id, name, message, {"expected": Image.fromarray(expected), "actual": image})
+            raise AssertionError(f"{message}; actual: {files['actual']}; every mismatch: {report.index}")
+        diff = _golden.compare(actual, expected, tolerance, ignored)
+        if diff.pixels <= max_pixels:
+            return
+        assert diff.box is not None
+        message = (
+            f"the screen differs from {shown}: {diff.pixels} pixel{'s' if diff.pixels != 1 else ''} differ "
+            f"(max_pixels={max_pixels}) by up to {diff.worst} in a channel (tolerance={tolerance}), "
+            f"within the box {diff.box}" + (f", ignoring {_golden.describe_boxes(boxes)}" if boxes else "")
+        )
+        files = report.add(
+            self._test.id,
+            name,
+            message,
+            {
+                "expected": Image.fromarray(expected),
+                "actual": image,
+                "diff": _golden.diff_image(actual, diff.mask, ignored),
+            },
+        )
+        stem = files["diff"][: -len("-diff.png")]
+        raise AssertionError(f"{message}; expected, actual and diff: {stem}-*.png; every mismatch: {report.index}")
+
+    # -- more displays, apps --------------------------------------------------------------------
+
+    def add_display(self, **options: Any) -> Display:
+        """Another display for this test (same options as the marker's); its :attr:`spec`
+        or :attr:`env` tells an app to open it. Closed with this one."""
+        other = _make(self._test, {**DEFAULTS, **options}, f"display{len(self._others) + 1}")
+        self._others.append(other)
+        return other
+
+    def start_app(self, args: Sequence[str], **popen: Any) -> subprocess.Popen[Any]:
+        """Start an app on this display (``subprocess.Popen(args, env=self.env, ...)``).
+
+        It is stopped when the test ends. Its stderr goes to a file (unless ``stderr=``
+        is given) whose end :meth:`wait_for_frame` and the touches quote if the app has
+        exited, instead of only timing out.
+        """
+        popen.setdefault("env", self.env)
+        log = None
+        if "stderr" not in popen:
+            log = popen["stderr"] = open(self._test.folder / f"app{len(self._apps)}.stderr", "w+b")  # noqa: SIM115
+        try:
+            app = subprocess.Popen(list(args), **popen)
+        except BaseException:
+            if log is not None:
+                log.close()
+            raise
+        self._apps.append((app, log))
+        return app
+
+    def close(self) -> None:
+        """Stop started apps, close the display and the ones added; safe twice."""
+        apps, self._apps = self._apps, []
+        for app, log in apps:
+            if app.poll() is None:
+                app.terminate()
+                try:
+                    app.wait(10)
+                except subprocess.TimeoutExpired:
+                    app.kill()
+                    app.wait()
+            if log is not None:
+                log.close()
+        others, self._others = self._others, []
+        for other in others:
+            other.close()
+        self._finger.close()
+        self._frames.close()
+        self._fb.close()
+
+    def __repr__(self) -> str:
+        return f"<fbgfx test display {self.spec}>"
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _reader(self, timeout: float | None) -> None:
+        self._fb.refresh()  # the panel's size as it is now
+        if self._finger.readers:
+            return
+        try:
+            self._finger.wait_for_reader(TOUCH_TIMEOUT if timeout is None else timeout)
+        except FramebufferError as e:
+            raise type(e)(e.errno or errno.ETIMEDOUT, f"{e.strerror}{self._ended()}", e.filename) from None
+
+    def _ended(self) -> str:
+        """What the apps started here said when they exited, for messages."""
+        out = []
+        for app, log in self._apps:
+            code = app.poll()
+            if code is None:
+                continue
+            tail = ""
+            if log is not None:
+                log.seek(0)
+                lines = log.read().decode("utf-8", "replace").strip().splitlines()[-6:]
+                tail = (", its stderr ending:\n" + "\n".join(lines)) if lines else ""
+            command = " ".join(map(str, app.args)) if isinstance(app.args, (list, tuple)) else str(app.args)
+            out.append(f"; the app {command!r} exited with {code}{tail}")
+        return "".join(out)
+
+
+# -- the fixture's plumbing (pytest_fbgfx calls these) ---------------------------------------------
+
+
+class _Test:
+    """What a display needs to know of the test using it."""
+
+    def __init__(
+        self, request: pytest.FixtureRequest, factory: pytest.TempPathFactory, folder: Path, rotate: int | None
+    ) -> None:
+        node = request.node
+        self.config = request.config
+        self.factory = factory
+        self.id: str = node.nodeid
+        self.folder = folder
+        self.rotate = rotate
+        self.baselines = Path(node.path).parent / "screens" / getattr(node, "originalname", node.name)
+        self.update = bool(self.config.getoption("fbgfx_update"))
+
+    def report(self) -> _golden.Report:
+        report = self.config.stash.get(_REPORT, None)
+        if report is None:
+            given = self.config.getoption("fbgfx_report")
+            if given:
+                folder = os.path.abspath(given)
+            else:
+                folder = str(self.factory.getbasetemp() / "fbgfx-report")
+            report = self.config.stash[_REPORT] = _golden.Report(folder)
+        return report
+
+    def show(self, path: Path) -> str:
+        """A baseline's path as messages show it: from the rootdir."""
+        try:
+            return str(path.relative_to(self.config.rootpath))
+        except ValueError:
+            return str(path)
+
+
+def fixture(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Display]:
+    """The ``fbgfx_display`` fixture's body: a display named by ``$FRAMEBUFFER``."""
+    marker = request.node.get_closest_marker("fbgfx_display")
+    options = dict(DEFAULTS)
+    if marker is not None:
+        if marker.args:
+            raise pytest.UsageError(
+                "@pytest.mark.fbgfx_display takes keyword arguments: fbgfx_display(width=..., height=..., format=...)"
+            )
+        options.update(marker.kwargs)
+    rotate = options.pop("rotate", None)
+    if rotate is not None and rotate not in (0, 90, 180, 270):
+        raise pytest.UsageError(f"fbgfx_display(rotate=...) takes 0, 90, 180 or 270, not {rotate!r}")
+    folder = tmp_path_factory.mktemp("fbgfx")
+    test = _Test(request, tmp_path_factory, folder, rotate)
+    for name in _CLEARED:
+        monkeypatch.delenv(name, raising=False)
+    if rotate is not None:
+        monkeypatch.setenv("FBGFX_ROTATE", str(rotate))
+    display = _make(test, options, "display")
+    try:
+        monkeypatch.setenv("FRAMEBUFFER", display.spec)
+        yield display
+    finally:
+        display.close()
+
+
+def _make(test: _Test, options: dict[str, Any], stem: str) -> Display:
+    options = dict(options)
+    if "rotate" in options:
+        raise pytest.UsageError("rotate= is for the marker (it sets $FBGFX_ROTATE for the test's apps)")
+    if "file" in options:
+        raise pytest.UsageError("fbgfx_display makes its own file; do not give file=")
+    width, height, fmt = options.pop("width"), options.pop("height"), options.pop("format")
+    file = test.folder / f"{stem}.raw"
+    if ":" in str(file):
+        raise pytest.UsageError(
+            f"pytest's temporary folder {test.folder} has a ':' in it, which a virtual: spec cannot hold"
+        )
+    parts = [f"virtual:{width}x{height}", str(fmt)]
+    for key, value in options.items():
+        if isinstance(value, bool):
+            value = int(value)
+        elif isinstance(value, (list, tuple)):
+            value = ",".join(map(str, value))
+        parts.append(f"{key}={value}")
+    parts.append(f"file={file}")
+    spec = ":".join(parts)
+    try:
+        parse_spec(spec)
+    except ValueError as e:
+        raise pytest.UsageError(f"@pytest.mark.fbgfx_display: {e}") from None
+    return Display(spec, test)
+
+
+def summary(terminal: Any, config: pytest.Config) -> None:
+    """The terminal summary's lines: where the report is, which baselines were written."""
+    report = config.stash.get(_REPORT, None)
+    if report is None:
+        return
+    if report.updated:
+        terminal.write_sep("-", "fbgfx: baselines written")
+        for path in report.updated:
+            terminal.write_line(f"  {path}")
+    if report.entries:
+        terminal.write_sep(
+            "-", f"fbgfx: {len(report.entries)} screen mismatch{'es' if len(report.entries) != 1 else ''}"
+        )
+        terminal.write_line(f"  {report.index}")
+
+
+def _check_name(name: str) -> str:
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"assert_matches(name): a picture name (a string), not {name!r}")
+    if name.endswith(".png"):
+        name = name[:-4]
+    if not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
+        raise ValueError(f"assert_matches(name): letters, digits, '_', '-' and '.' make a picture name, not {name!r}")
+    return name
+
+
+def _check_int(what: str, value: Any, top: int | None) -> int:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, np.integer))
+        or value < 0
+        or (top is not None and value > top)
+    ):
+        upto = f"0..{top}" if top is not None else "0 or more"
+        raise ValueError(f"assert_matches({what}=...) takes an integer {upto}, not {value!r}")
+    return int(value)
+
+
+def _load(path: Path) -> np.ndarray | None:
+    """The baseline as an (h, w, 3) uint8 array; None when there is none."""
+    try:
+        with Image.open(path) as im:
+            return np.asarray(im.convert("RGB"))
+    except FileNotFoundError:
+        return None

@@ -1,0 +1,63 @@
+"""The fbgfx pytest plugin: test a screen app headlessly (registered as ``fbgfx``).
+
+Loaded by every pytest run where fbgfx is installed, so it imports nothing but pytest
+until a test asks for the ``fbgfx_display`` fixture; the work is in
+:mod:`fbgfx.testing`. ``-p no:fbgfx`` turns it off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Callable
+
+import pytest
+
+if TYPE_CHECKING:
+    from fbgfx.testing import Display
+
+# What the terminal summary says, once a test has used a display.
+_SUMMARY = pytest.StashKey[Callable[[Any, pytest.Config], None]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("fbgfx", "fbgfx screen tests")
+    group.addoption(
+        "--fbgfx-update",
+        action="store_true",
+        default=False,
+        help="write (or rewrite) the baseline pictures fbgfx_display.assert_matches() compares with, and pass",
+    )
+    group.addoption(
+        "--fbgfx-report",
+        metavar="DIR",
+        default=None,
+        help="where screens that did not match go: expected, actual and diff PNGs and index.html "
+        "(default: fbgfx-report in pytest's base temporary folder)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "fbgfx_display(width=320, height=240, format='XRGB8888', rotate=None, **options): the virtual display "
+        "the fbgfx_display fixture makes (options as in a virtual: spec, e.g. pan=0, modes='refuse')",
+    )
+
+
+@pytest.fixture
+def fbgfx_display(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Display]:
+    """A fresh file-backed virtual display named by ``$FRAMEBUFFER`` for this test, with
+    a touchscreen: ``snapshot()``, ``tap()``/``press()``/``move()``/``release()``,
+    ``wait_for_frame()``, ``assert_matches()`` (see :class:`fbgfx.testing.Display`)."""
+    from fbgfx import testing  # the display, Pillow and NumPy: only for tests that use it
+
+    request.config.stash[_SUMMARY] = testing.summary
+    yield from testing.fixture(request, tmp_path_factory, monkeypatch)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    summary = config.stash.get(_SUMMARY, None)
+    if summary is not None:  # else no test used a display: nothing to say
+        summary(terminalreporter, config)
