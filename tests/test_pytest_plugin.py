@@ -427,3 +427,26 @@ def test_plugin_off_when_entry_point_installed(pytester, request):
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*fixture 'fbgfx_display' not found*"])
     assert re.search(r"fbgfx_display", result.stdout.str())
+
+
+def test_readme_example_runs(pytester, run):
+    """README's "Testing your app" app and tests run as printed: --fbgfx-update writes pictures, then they pass."""
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    section = readme.split("## Testing your app", 1)[1].split("\n## ", 1)[0]
+    app, tests = re.findall(r"```python\n(.*?)```", section, re.S)[:2]
+    pytester.makepyfile(counter=app, test_counter=tests)
+    result = run("--fbgfx-update")
+    result.assert_outcomes(passed=2)
+    screens = pytester.path / "screens"
+    assert sorted(str(p.relative_to(screens)) for p in screens.rglob("*.png")) == [
+        "test_counts_taps/one.png",
+        "test_counts_taps/zero.png",
+        "test_status_bar/status.png",
+    ]
+    with (
+        Image.open(screens / "test_counts_taps" / "zero.png") as zero,
+        Image.open(screens / "test_counts_taps" / "one.png") as one,
+    ):
+        changed = np.nonzero((np.asarray(zero) != np.asarray(one)).any(axis=2))
+    assert changed[0].size and 80 <= changed[0].min() and changed[0].max() <= 159  # only the digit changed
+    run().assert_outcomes(passed=2)
