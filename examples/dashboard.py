@@ -6,6 +6,7 @@ Shows CPU use, memory use, load and (where the machine has a sensor) temperature
 
     python examples/dashboard.py --device /dev/fb1            # a 480x320 SPI LCD
     python examples/dashboard.py --device virtual:800x480:RGB565 --seconds 1 --out dashboard.png
+    python examples/dashboard.py --demo          # fixed readings: screenshots and tests
 """
 
 import argparse
@@ -85,6 +86,9 @@ def main() -> None:
     parser.add_argument("-d", "--device", help="/dev/fbN, N or virtual:WxH[:FORMAT] (default: $FRAMEBUFFER, /dev/fb0)")
     parser.add_argument("--out", help="save the screen to this PNG before exiting")
     parser.add_argument("--seconds", type=float, help="stop after this many seconds (default: until Ctrl-C)")
+    parser.add_argument(
+        "--demo", action="store_true", help="show fixed sample readings instead of this machine's (screenshots, tests)"
+    )
     args = parser.parse_args()
 
     with fbgfx.open(args.device) as fb:
@@ -114,6 +118,9 @@ def main() -> None:
                 load = os.getloadavg()[0]
                 temp = temperature()
                 history = (history + [cpu])[-60:]
+                if args.demo:  # every frame the same on every machine, but for the clock
+                    history = [0.3 + 0.25 * math.sin(i / 5) for i in range(60)]
+                    cpu, mem, mem_gib, temp = history[-1], 0.62, 3.8, 47.0
                 with screen.frame() as s:
                     s.clear(BACKGROUND)
                     s.text((pad, head // 2), "system", fill=TEXT, font=fonts["title"], anchor="lm")

@@ -1,9 +1,10 @@
 """Counting the frames a display has shown, for every process that looks at it.
 
 A :class:`~fbgfx.Screen` on a file-backed virtual display adds one to the counter in
-``PATH.frames`` beside the display's files each time it shows a frame (a flip, a
-``present()``, the end of a ``frame()`` block); on any other display it counts into the
-file ``$FBGFX_FRAMES`` names, when set. A test waits for an app's next frame by
+``PATH.frames`` beside the display's files, when a waiter has made it (the test
+display does), each time it shows a frame (a flip, a ``present()``, the end of a
+``frame()`` block); on any other display it counts into the file ``$FBGFX_FRAMES``
+names, when set. A test waits for an app's next frame by
 watching the counter (:meth:`FrameCounter.wait_beyond`), in its own process or another,
 instead of sleeping.
 
@@ -35,7 +36,8 @@ def counter_for(fb: Any) -> FrameCounter | None:
     """The counter a Screen on ``fb`` adds its frames to, or None: none to keep."""
     device = getattr(fb, "device", None)
     if isinstance(device, VirtualDevice) and device.shared:
-        return None if device.readonly else FrameCounter(device.path + SUFFIX)
+        # Counted only where a waiter made the counter: a Screen adds no file beside the display.
+        return None if device.readonly else FrameCounter(device.path + SUFFIX, create=False)
     path = os.environ.get("FBGFX_FRAMES")
     return FrameCounter(path) if path else None
 
@@ -44,11 +46,15 @@ class FrameCounter:
     """The count of frames shown, in a file shared by every process.
 
     Args:
-        path: The counter file; created (empty: 0 frames) when missing.
+        path: The counter file.
+        create: Create it (empty: 0 frames) when missing; else a missing counter
+            counts nothing, and is not looked for again.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, create: bool = True) -> None:
         self.path = path
+        self._create = create
+        self._missing = False
         self._fd = -1
         self._pid = 0
         self._lock = threading.Lock()
@@ -116,9 +122,13 @@ class FrameCounter:
             if self._pid == os.getpid():
                 return self._fd
             self._release()  # the parent's, inherited: closing this copy leaves it theirs
+        if self._missing:
+            return -1
+        flags = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | (os.O_CREAT if self._create else 0)
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o666)
+            fd = os.open(self.path, flags, 0o666)
         except OSError:
+            self._missing = not self._create  # a Screen looks once: no failed open per frame
             return -1
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size not in (0, _SIZE):

@@ -121,26 +121,37 @@ class Display:
         image: Image.Image = self._fb.snapshot()
         return image
 
-    def wait_for_frame(self, timeout: float = 5) -> int:
+    def wait_for_frame(self, timeout: float = 5, *, frames: int = 1) -> int:
         """Return once an app has shown a frame no earlier call returned for.
 
         A frame is shown by a :class:`~fbgfx.Screen`'s ``flip()``, ``present()`` or the
         end of a ``frame()`` block, in any process. Frames shown since the last call
-        (or since the display was made) count, so a frame shown before this call
-        returns at once.
+        returned (or since the display was made) count, so a frame shown before this
+        call returns at once; returning takes all of them.
+
+        Args:
+            timeout: Seconds to wait.
+            frames: How many new frames to wait for: an app that shows two frames for
+                one touch (a frame for the touch, then a redrawn screen) is waited for
+                with ``frames=2``, however fast it shows them.
 
         Returns:
             The number of frames shown so far.
 
         Raises:
-            FrameTimeout: No new frame within ``timeout`` seconds (the message says how
-                many were shown, and how a started app ended if it did).
+            FrameTimeout: Fewer new frames within ``timeout`` seconds (the message says
+                how many were shown, and how a started app ended if it did).
         """
         __tracebackhide__ = True
-        count = self._frames.wait_beyond(self._seen, timeout)
+        if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
+            raise ValueError(f"wait_for_frame(frames=...) takes a whole number of 1 or more, not {frames!r}")
+        count = self._frames.wait_beyond(self._seen + frames - 1, timeout)
         if count is None:
             shown = self._frames.read()
-            if shown:
+            new = shown - self._seen
+            if new:
+                what = f"{new} came"
+            elif shown:
                 what = (
                     f"{shown} frame{'s' if shown != 1 else ''} shown so far, all returned by earlier wait_for_frame()"
                 )
@@ -149,8 +160,9 @@ class Display:
                     "no frame shown yet: does the app draw through fbgfx.Screen (flip(), present() or a "
                     "frame() block) on $FRAMEBUFFER?"
                 )
+            wanted = "a new frame" if frames == 1 else f"{frames} new frames"
             raise FrameTimeout(
-                errno.ETIMEDOUT, f"no new frame within {timeout:g} s on {self.spec}; {what}{self._ended()}"
+                errno.ETIMEDOUT, f"waited {timeout:g} s for {wanted} on {self.spec}: {what}{self._ended()}"
             )
         self._seen = count
         return count

@@ -19,8 +19,8 @@ def test_screen_counts_flips_presents_and_frames(tmp_path):
     nor a frame() that raised."""
     spec = f"virtual:32x24:RGB565:file={tmp_path / 'fb.raw'}"
     counter = FrameCounter(str(tmp_path / "fb.raw.frames"))
+    assert counter.read() == 0  # made by the waiter
     with fbgfx.open(spec) as fb, fb.screen() as screen:
-        assert counter.read() == 0
         screen.flip()
         with screen.frame() as s:
             s.clear("red")
@@ -49,6 +49,14 @@ def test_no_counter_without_a_shared_display(tmp_path, monkeypatch):
     fbgfx.open(spec).close()
     with fbgfx.open(spec, readonly=True) as fb:
         assert _frames.counter_for(fb) is None
+
+
+def test_a_screen_makes_no_counter(tmp_path):
+    """Without a waiter's counter a Screen on a file-backed display counts nothing and adds no file."""
+    with fbgfx.open(f"virtual:8x8:file={tmp_path / 'fb.raw'}") as fb, fb.screen() as screen:
+        screen.flip()
+        screen.flip()
+    assert sorted(os.listdir(tmp_path)) == ["fb.raw", "fb.raw.state.json"]
 
 
 def test_a_file_that_is_not_a_counter_is_left_alone(tmp_path):
@@ -82,6 +90,7 @@ def test_threads_and_processes_count_every_frame(tmp_path):
     """4 threads and 2 child processes flipping at once on one display lose no count (the stress test)."""
     spec = f"virtual:16x16:file={tmp_path / 'fb.raw'}"
     fbgfx.open(spec).close()
+    FrameCounter(str(tmp_path / "fb.raw.frames")).read()  # a waiter's counter
     child = (
         "import sys, fbgfx\n"
         "with fbgfx.open(sys.argv[1]) as fb, fb.screen() as screen:\n"

@@ -131,6 +131,11 @@ def test_in_process_app_and_touch(pytester, run):
                 with pytest.raises(FrameTimeout):
                     fbgfx_display.wait_for_frame(0.01)
                 assert fbgfx_display.frames == 3
+                screen.flip()
+                with pytest.raises(FrameTimeout, match="for 2 new frames on .*: 1 came"):
+                    fbgfx_display.wait_for_frame(0.01, frames=2)
+                screen.flip()
+                assert fbgfx_display.wait_for_frame(0, frames=2) == 5
                 fbgfx_display.assert_matches("blue", allow_blank=True)
         """
     )
