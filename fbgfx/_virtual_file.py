@@ -115,7 +115,18 @@ class FramebufferFile:
         try:
             os.fchmod(fd, self._mode)
             fcntl.flock(fd, fcntl.LOCK_EX)
-            os.ftruncate(fd, size)  # a new file nobody has mapped yet
+            # The space is reserved now, not when pixels are first written: a sparse file
+            # on a full filesystem would kill the process with SIGBUS at its first frame.
+            try:
+                os.posix_fallocate(fd, 0, size)
+            except OSError as e:
+                if e.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+                    raise FramebufferError(
+                        e.errno,
+                        f"no room for {size} bytes of video memory on its filesystem ({e.strerror})",
+                        path,
+                    ) from None
+                raise
             try:
                 os.link(tmp, path)
             except FileExistsError:
@@ -300,6 +311,25 @@ class FramebufferFile:
             if isinstance(e, OSError):
                 raise FramebufferError(e.errno or errno.EIO, f"cannot write {path}: {e.strerror}", self.path) from None
             raise
+
+    def check_size(self, size: int) -> None:
+        """Raise :class:`FramebufferError` (``ENODEV``) when the memory file holds fewer
+        than ``size`` bytes: another program truncated it, and touching the missing
+        pages would kill this process with SIGBUS. One ``fstat``."""
+        fd = self._fd
+        if fd < 0:
+            return
+        try:
+            have = os.fstat(fd).st_size
+        except OSError:
+            return  # closed meanwhile: the caller's own checks say so
+        if have < size:
+            raise FramebufferError(
+                errno.ENODEV,
+                f"the framebuffer file shrank to {have} of its {size} bytes (another program truncated it, "
+                "which is like unplugging the device); open it again once it is recreated",
+                self.path,
+            )
 
     def corrupt(self, what: str) -> FramebufferError:
         """The error for a state file that does not describe the device, saying ``what``."""

@@ -89,6 +89,11 @@ class Backend(Protocol):
         (and ``close()`` when it must be released)."""
         ...
 
+    def check(self) -> None:
+        """Raise :class:`fbgfx.errors.FramebufferError` when the device is gone (a
+        framebuffer file another program truncated); called where a frame starts."""
+        ...
+
     def unmap(self, memory: Any) -> None:
         """Let go of what :meth:`map` returned, on close: views of it still held
         become private memory that no longer reaches the device."""
@@ -121,6 +126,9 @@ class FbdevBackend:
     changed rectangles (the display scans the mapped memory), no DRM state."""
 
     fbdev = True
+
+    def check(self) -> None:
+        return None
 
     def unmap(self, memory: Any) -> None:
         """Unmap ``memory`` (an ``mmap``); where views of it are still held, put private

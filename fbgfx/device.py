@@ -372,7 +372,18 @@ class Framebuffer:
 
     def snapshot(self) -> Image.Image:
         """The visible page as a PIL RGB image (reads video memory: slow on some hardware)."""
+        self.check()
         return Image.fromarray(self.to_rgb(self.pixels, self.width))
+
+    def check(self) -> None:
+        """Raise :class:`FramebufferError` when the device is closed or gone.
+
+        A framebuffer file that another program truncated is gone, as an unplugged
+        device is (``ENODEV``): its missing pages would kill the process with SIGBUS.
+        :class:`fbgfx.Screen` checks where each frame starts (one ``fstat``).
+        """
+        self._check_open()
+        self._device.check()
 
     def to_rgb(self, native: np.ndarray, width: int | None = None) -> np.ndarray:
         """Convert native pixels of this device (as :meth:`view` returns them) to RGB uint8.

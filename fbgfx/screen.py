@@ -246,7 +246,9 @@ class Screen:
 
         In ``"single"`` buffering it is the visible page itself.
         """
-        return self._open().surface()
+        back = self._open()
+        self.fb.check()  # where a frame starts (frame() takes it)
+        return back.surface()
 
     @property
     def size(self) -> tuple[int, int]:
@@ -309,6 +311,7 @@ class Screen:
         buffer holds the frame just shown (or is blank with ``clear``).
         """
         back = self._open()
+        self.fb.check()  # a truncated framebuffer file: an error, not SIGBUS
         with _restore.critical:
             back.flip()
         self._shown()
@@ -334,6 +337,7 @@ class Screen:
             TypeError: Not an image.
         """
         back = self._open()
+        self.fb.check()
         if fit not in FITS:
             raise ValueError(f"fit must be one of {', '.join(FITS)}, not {fit!r}")
         rgb = convert.as_rgb(image)
@@ -419,7 +423,7 @@ class _Changes:
         fb = self.fb
         mine = os.getpid() == self._pid  # a forked child puts back nothing of its parent's
         try:
-            if mine and not fb.closed:
+            if mine and not fb.closed and self._device_there():
                 if self.strategy is not None:
                     self.strategy.close()
                 if self.original_palette is not None and not fb.changed_elsewhere("palette"):
@@ -442,6 +446,16 @@ class _Changes:
                     # a Surface kept from the Screen draws on (into its own memory) until
                     # the device closes; then it refuses
                     log.before_write = functools.partial(_refuse_when_closed, weakref.ref(fb), fb.path)
+
+    def _device_there(self) -> bool:
+        """False for a device that is gone (a truncated framebuffer file): putting pages
+        back would touch memory that is no longer there."""
+        try:
+            self.fb.check()
+        except FramebufferError as e:
+            warnings.warn(f"fbgfx: not restoring the screen: {e}", RuntimeWarning, stacklevel=3)
+            return False
+        return True
 
     def __repr__(self) -> str:
         return f"<Screen changes on {self.fb.path}{' (put back)' if self.closed else ''}>"

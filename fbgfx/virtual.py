@@ -225,6 +225,12 @@ class VirtualDevice(FbdevBackend):
         # A view, so that the Framebuffer releasing it leaves the device's memory mapped.
         return memoryview(self._mem)
 
+    def check(self) -> None:
+        """A framebuffer file another program truncated is gone, as an unplugged device
+        is: :class:`FramebufferError` (``ENODEV``) before a frame touches missing pages."""
+        if self._file is not None and not self._closed:
+            self._file.check_size(self.memory_size)
+
     def unmap(self, memory: Any) -> None:
         """Let go of a :meth:`map` view, on close: views of it still held stop reaching
         the device (in-memory video memory moves to fresh pages first, so that the

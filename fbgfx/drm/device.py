@@ -636,6 +636,10 @@ class DrmDevice:
         """Nothing to do: closing the display detaches its buffers' mapping."""
         return None
 
+    def check(self) -> None:
+        """Nothing to check: the buffers are this process's while it is open."""
+        return None
+
     def drm_info(self) -> DrmInfo:
         """What ``fb.drm`` returns."""
         bufs = self._bufs()

@@ -1,0 +1,133 @@
+"""Framebuffer files on a full filesystem and files truncated under a running Screen.
+
+Both used to kill the process with SIGBUS, so each case runs in a child process: the
+full disk on a small tmpfs mounted in a private mount namespace (``unshare -rm``;
+skipped with the reason where that is not allowed), truncation on a normal file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from PIL import Image
+
+import fbgfx
+
+ENV = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(fbgfx.__file__)))}
+
+
+def in_small_tmpfs(tmp_path, script: str, size: str = "256k") -> subprocess.CompletedProcess[str]:
+    """Run ``script`` with ``$MNT`` a fresh tmpfs of ``size``, in a private mount namespace."""
+    if shutil.which("unshare") is None:
+        pytest.skip("needs unshare(1) (util-linux) to mount a small tmpfs")
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    probe = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", f"mount -t tmpfs -o size={size} tmpfs {mnt}"], capture_output=True, text=True
+    )
+    if probe.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs in a user namespace here: {probe.stderr.strip()}")
+    return subprocess.run(
+        [
+            "unshare",
+            "-rm",
+            "sh",
+            "-c",
+            f'mount -t tmpfs -o size={size} tmpfs "$MNT" && {script}; echo "files: $(ls -A "$MNT")"',
+        ],
+        capture_output=True,
+        text=True,
+        env={**ENV, "MNT": str(mnt)},
+        timeout=120,
+    )
+
+
+def test_show_on_a_full_filesystem_is_one_line_and_leaves_nothing(tmp_path):
+    """`fbgfx show` to a file= device bigger than its filesystem: exit 2, one ENOSPC line, no files left."""
+    Image.new("RGB", (800, 480), "red").save(tmp_path / "red.png")
+    out = in_small_tmpfs(
+        tmp_path,
+        f'{sys.executable} -m fbgfx show {tmp_path / "red.png"} -d "virtual:800x480:XRGB8888:file=$MNT/a.raw"; '
+        'echo "rc=$?"',
+    )
+    assert "rc=2" in out.stdout, (out.stdout, out.stderr)
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fbgfx: error: ") and "a.raw" in lines[0], out.stderr
+    assert "no room" in lines[0] and "No space left on device" in lines[0]
+    assert out.stdout.strip().endswith("files:"), out.stdout  # neither a.raw nor its state file
+
+
+def test_open_on_a_full_filesystem_raises_enospc(tmp_path):
+    """fbgfx.open(file=...) where the filesystem cannot hold the memory: FramebufferError ENOSPC, nothing created."""
+    script = textwrap.dedent(
+        """
+        import errno, os, fbgfx
+        try:
+            fbgfx.open(f"virtual:800x480:XRGB8888:file={os.environ['MNT']}/a.raw")
+        except fbgfx.FramebufferError as e:
+            print("errno", e.errno == errno.ENOSPC)
+        with fbgfx.open(f"virtual:64x48:XRGB8888:file={os.environ['MNT']}/small.raw") as fb:
+            fb.pixels[:] = 0xFF0000  # fits: written without a fault
+            print("small", fb.pixels[0, 0] == 0xFF0000)
+        """
+    )
+    (tmp_path / "s.py").write_text(script)
+    out = in_small_tmpfs(tmp_path, f"{sys.executable} {tmp_path / 's.py'}")
+    assert "errno True" in out.stdout and "small True" in out.stdout, (out.stdout, out.stderr)
+    files = out.stdout.split("files:")[1].split()
+    assert sorted(files) == ["small.raw", "small.raw.state.json"]
+
+
+TRUNCATE = textwrap.dedent(
+    r"""
+    import errno, json, os, sys, warnings
+    import numpy as np
+    import fbgfx
+
+    path, size, buffering = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    warnings.simplefilter("ignore")
+    fb = fbgfx.open(f"virtual:64x48:XRGB8888:file={path}")
+    screen = fb.screen(buffering=buffering, console=False)
+    screen.present(np.full((48, 64, 3), 200, np.uint8))
+    os.truncate(path, size)  # another program shrinks the file
+    seen = []
+    for step in (
+        lambda: screen.present(np.zeros((48, 64, 3), np.uint8)),
+        lambda: screen.flip(),
+        lambda: screen.frame().__enter__(),
+        lambda: fb.snapshot(),
+    ):
+        try:
+            step()
+            seen.append("no error")
+        except fbgfx.FramebufferError as e:
+            seen.append([e.errno == errno.ENODEV, "truncated" in str(e), path in str(e)])
+    screen.close()
+    fb.close()
+    print(json.dumps(seen))
+    """
+)
+
+
+@pytest.mark.parametrize("buffering", ["flip", "copy", "single"])
+@pytest.mark.parametrize("size", [0, 4096])
+def test_truncated_file_is_an_error_not_sigbus(tmp_path, buffering, size):
+    """A file truncated under a Screen: present/flip/frame/snapshot raise ENODEV naming it; close is clean."""
+    script = tmp_path / "t.py"
+    script.write_text(TRUNCATE)
+    path = tmp_path / "fb.raw"
+    out = subprocess.run(
+        [sys.executable, str(script), str(path), str(size), buffering],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=120,
+    )
+    assert out.returncode == 0, (out.returncode, out.stderr)  # -7 was SIGBUS
+    assert json.loads(out.stdout) == [[True, True, True]] * 4
