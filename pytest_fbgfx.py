@@ -34,13 +34,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="where screens that did not match go: expected, actual and diff PNGs and index.html "
         "(default: fbgfx-report in pytest's base temporary folder)",
     )
+    group.addoption(
+        "--fbgfx-device",
+        metavar="DEV",
+        default=None,
+        help="run fbgfx_display tests on this real display (/dev/fbN or drm:) instead of a virtual one; "
+        "touches go through a uinput touchscreen (root, or write access to /dev/uinput)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "fbgfx_display(width=320, height=240, format='XRGB8888', rotate=None, **options): the virtual display "
-        "the fbgfx_display fixture makes (options as in a virtual: spec, e.g. pan=0, modes='refuse')",
+        "fbgfx_display(width=320, height=240, format='XRGB8888', rotate=None, device=None, **options): the "
+        "virtual display the fbgfx_display fixture makes (options as in a virtual: spec, e.g. pan=0, "
+        "modes='refuse'), or device='/dev/fbN' or 'drm:' for a real one",
     )
 
 

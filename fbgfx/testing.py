@@ -32,8 +32,13 @@ import pytest
 from PIL import Image
 
 from . import _frames, _golden
+from ._finger import Finger
 from ._open import VirtualFramebuffer
-from .errors import FramebufferError
+from ._open import open as fbgfx_open
+from .drm import is_drm_spec
+from .errors import FramebufferError, TouchError
+from .pixelformat import PixelFormat
+from .uinput_touch import UinputTouch
 from .virtual import parse_spec
 from .virtual_touch import VirtualTouch
 
@@ -68,45 +73,67 @@ class Display:
 
     def __init__(self, spec: str, test: _Test) -> None:
         self.spec = spec
-        self.path = os.fspath(parse_spec(spec)[3].file or "")
         self._test = test
-        VirtualFramebuffer.from_spec(spec).close()  # created now, as the spec describes it
-        self._fb = VirtualFramebuffer.from_spec(spec, readonly=True)
-        try:
-            self._finger = VirtualTouch(self._fb)
-            self._frames = _frames.FrameCounter(self.path + _frames.SUFFIX)
-            self._seen = self._frames.read()
-        except BaseException:
-            self._fb.close()
-            raise
+        self._fb: Any = None
+        self._panel: _DrmPanel | None = None
+        self._finger: Finger | None = None
+        self._touch_error: TouchError | None = None
         self._others: list[Display] = []
         self._apps: list[tuple[subprocess.Popen[Any], Any]] = []  # each with its stderr file
+        #: Environment the display's apps need besides $FRAMEBUFFER (real displays).
+        self.extra_env: dict[str, str] = {}
+        try:
+            if spec.startswith("virtual:"):
+                self.path = os.fspath(parse_spec(spec)[3].file or "")
+                VirtualFramebuffer.from_spec(spec).close()  # created now, as the spec describes it
+                self._fb = VirtualFramebuffer.from_spec(spec, readonly=True)
+                self._finger = VirtualTouch(self._fb)
+                counter = self.path + _frames.SUFFIX
+            else:
+                # A real display: looked at read-only, touched through uinput, its frames
+                # counted into a file the test's apps are told of.
+                self.path = spec
+                if is_drm_spec(spec):
+                    self._panel = _DrmPanel(spec)
+                else:
+                    self._fb = fbgfx_open(spec, readonly=True)
+                counter = str(test.folder / "frames")
+                self.extra_env["FBGFX_FRAMES"] = counter
+                try:
+                    self._finger = UinputTouch(self._fb if self._fb is not None else self._panel.size)  # type: ignore[union-attr]
+                    self.extra_env["FBGFX_TOUCH"] = self._finger.device.path
+                except TouchError as e:
+                    self._touch_error = e  # raised by the first touch: a test that only looks needs no uinput
+            self._frames = _frames.FrameCounter(counter)
+            self._seen = self._frames.read()
+        except BaseException:
+            self.close()
+            raise
 
     # -- what it is ----------------------------------------------------------------------
 
     @property
     def width(self) -> int:
         """The panel's width in pixels now."""
-        self._fb.refresh()
-        return int(self._fb.width)
+        return self.snapshot().width if self._fb is None else self._refreshed().width
 
     @property
     def height(self) -> int:
         """The panel's height in pixels now."""
-        self._fb.refresh()
-        return int(self._fb.height)
+        return self.snapshot().height if self._fb is None else self._refreshed().height
 
     @property
     def format(self) -> str:
         """The pixel format's name now (``"XRGB8888"``, ``"RGB565"``, ``"C8"``...)."""
-        self._fb.refresh()
-        return str(self._fb.format.name)
+        if self._panel is not None:
+            return self._panel.format()
+        return str(self._refreshed().format.name)
 
     @property
     def env(self) -> dict[str, str]:
         """The environment for an app started on this display: this process's (the
         fixture's changes included), with ``$FRAMEBUFFER`` naming this display."""
-        return dict(os.environ, FRAMEBUFFER=self.spec)
+        return dict(os.environ, **self.extra_env, FRAMEBUFFER=self.spec)
 
     @property
     def frames(self) -> int:
@@ -117,8 +144,9 @@ class Display:
 
     def snapshot(self) -> Image.Image:
         """What the panel shows now, as a PIL RGB image (unrotated: the panel's pixels)."""
-        self._fb.refresh()  # an app may have panned (page flips) or changed the mode or palette
-        image: Image.Image = self._fb.snapshot()
+        if self._panel is not None:
+            return self._panel.snapshot()
+        image: Image.Image = self._refreshed().snapshot()
         return image
 
     def wait_for_frame(self, timeout: float = 5, *, frames: int = 1) -> int:
@@ -180,29 +208,26 @@ class Display:
             TouchError: No app opened the touchscreen in time (``ETIMEDOUT``).
         """
         __tracebackhide__ = True
-        self._reader(timeout)
-        self._finger.tap(x, y)
+        self._reader(timeout).tap(x, y)
 
     def press(self, x: float, y: float, *, timeout: float | None = None) -> None:
         """Put a finger down on panel pixel ``(x, y)`` (see :meth:`tap`)."""
         __tracebackhide__ = True
-        if self._finger.down:
+        if self._finger is not None and self._finger.down:
             raise RuntimeError("press(): the finger is down already; release() it first")
-        self._reader(timeout)
-        self._finger.press(x, y)
+        self._reader(timeout).press(x, y)
 
     def move(self, x: float, y: float) -> None:
         """Slide the finger that is down to panel pixel ``(x, y)``."""
         __tracebackhide__ = True
-        if not self._finger.down:
+        if self._finger is None or not self._finger.down:
             raise RuntimeError("move(): no finger is down; press() first")
-        self._reader(0)
-        self._finger.move(x, y)
+        self._reader(0).move(x, y)
 
     def release(self) -> None:
         """Lift the finger that is down."""
         __tracebackhide__ = True
-        if not self._finger.down:
+        if self._finger is None or not self._finger.down:
             raise RuntimeError("release(): no finger is down; press() first")
         self._finger.release()
 
@@ -304,8 +329,10 @@ class Display:
     # -- more displays, apps --------------------------------------------------------------------
 
     def add_display(self, **options: Any) -> Display:
-        """Another display for this test (same options as the marker's); its :attr:`spec`
-        or :attr:`env` tells an app to open it. Closed with this one."""
+        """Another virtual display for this test (same options as the marker's); its
+        :attr:`spec` or :attr:`env` tells an app to open it. Closed with this one."""
+        if "device" in options:
+            raise pytest.UsageError("add_display() makes virtual displays; a real one is the marker's device=")
         other = _make(self._test, {**DEFAULTS, **options}, f"display{len(self._others) + 1}")
         self._others.append(other)
         return other
@@ -346,23 +373,38 @@ class Display:
         others, self._others = self._others, []
         for other in others:
             other.close()
-        self._finger.close()
-        self._frames.close()
-        self._fb.close()
+        finger, self._finger = self._finger, None
+        if finger is not None:
+            finger.close()  # type: ignore[attr-defined]
+        frames = getattr(self, "_frames", None)
+        if frames is not None:
+            frames.close()
+        if self._fb is not None:
+            self._fb.close()
 
     def __repr__(self) -> str:
         return f"<fbgfx test display {self.spec}>"
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _reader(self, timeout: float | None) -> None:
-        self._fb.refresh()  # the panel's size as it is now
+    def _refreshed(self) -> Any:
+        self._fb.refresh()  # an app may have panned (page flips) or changed the mode or palette
+        return self._fb
+
+    def _reader(self, timeout: float | None) -> Finger:
+        """The finger, once an app reads the touchscreen."""
+        if self._finger is None:
+            assert self._touch_error is not None
+            raise self._touch_error
+        if self._fb is not None:
+            self._fb.refresh()  # the panel's size as it is now
         if self._finger.readers:
-            return
+            return self._finger
         try:
             self._finger.wait_for_reader(TOUCH_TIMEOUT if timeout is None else timeout)
         except FramebufferError as e:
             raise type(e)(e.errno or errno.ETIMEDOUT, f"{e.strerror}{self._ended()}", e.filename) from None
+        return self._finger
 
     def _ended(self) -> str:
         """What the apps started here said when they exited, for messages."""
@@ -379,6 +421,43 @@ class Display:
             command = " ".join(map(str, app.args)) if isinstance(app.args, (list, tuple)) else str(app.args)
             out.append(f"; the app {command!r} exited with {code}{tail}")
         return "".join(out)
+
+
+class _DrmPanel:
+    """A ``drm:`` display seen from outside: its size from the connector's mode, its
+    picture from what the card scans out (``GETFB2``: root or the DRM master)."""
+
+    def __init__(self, spec: str) -> None:
+        from .drm import find_display, parse_spec, probe
+
+        card, options = parse_spec(spec)
+        self.card = card or find_display() or "/dev/dri/card0"
+        if card is not None and not card.startswith("/"):
+            self.card = f"/dev/dri/{card}"
+        self.connector = options.get("connector")
+        mode = options.get("mode")
+        if mode:
+            w, h = (int(v) for v in mode.split("@")[0].split("x"))
+        else:
+            found = [c for c in probe(self.card).connectors if c.connected and c.modes]
+            found = [c for c in found if self.connector in (None, c.name)]
+            if not found:
+                raise FramebufferError(errno.ENODEV, "no connected display to test on", self.card)
+            preferred = [m for m in found[0].modes if m.preferred] or list(found[0].modes)
+            w, h = preferred[0].width, preferred[0].height
+        self.size = (w, h)
+
+    def _scanout(self) -> tuple[str, np.ndarray]:
+        from .drm import read_scanout
+
+        return read_scanout(self.card, self.connector)
+
+    def snapshot(self) -> Image.Image:
+        name, native = self._scanout()
+        return Image.fromarray(PixelFormat.from_name(name).unpack(native))
+
+    def format(self) -> str:
+        return self._scanout()[0]
 
 
 # -- the fixture's plumbing (pytest_fbgfx calls these) ---------------------------------------------
@@ -433,15 +512,18 @@ def fixture(
     rotate = options.pop("rotate", None)
     if rotate is not None and rotate not in (0, 90, 180, 270):
         raise pytest.UsageError(f"fbgfx_display(rotate=...) takes 0, 90, 180 or 270, not {rotate!r}")
+    device = options.pop("device", None) or request.config.getoption("fbgfx_device")
     folder = tmp_path_factory.mktemp("fbgfx")
     test = _Test(request, tmp_path_factory, folder, rotate)
     for name in _CLEARED:
         monkeypatch.delenv(name, raising=False)
     if rotate is not None:
         monkeypatch.setenv("FBGFX_ROTATE", str(rotate))
-    display = _make(test, options, "display")
+    display = Display(str(device), test) if device else _make(test, options, "display")
     try:
         monkeypatch.setenv("FRAMEBUFFER", display.spec)
+        for name, value in display.extra_env.items():
+            monkeypatch.setenv(name, value)
         yield display
     finally:
         display.close()

@@ -34,17 +34,16 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
-import math
 import os
 import secrets
 import shutil
 import stat
 import tempfile
-import time
 from collections.abc import Sequence
 from typing import Any
 
 from . import _evdev
+from ._finger import Finger
 from ._open import resolve
 from .errors import TouchError
 from .touch import AbsInfo, InputDevice, Touchscreen
@@ -251,7 +250,7 @@ def open_reader(file: str, screen: Any = None, calibration: str | Sequence[float
 # -- touching ---------------------------------------------------------------------------------
 
 
-class VirtualTouch:
+class VirtualTouch(Finger):
     """A finger on a virtual display's touchscreen: what a test or a bridge injects.
 
     Coordinates are panel pixels (the framebuffer's, unrotated): where the finger
@@ -319,50 +318,6 @@ class VirtualTouch:
         """How many touchscreens are open on the display now."""
         return len(self._open_readers(close=True))
 
-    def wait_for_reader(self, timeout: float = 5.0) -> None:
-        """Return once a process has the display's touchscreen open.
-
-        Touches sent while no reader is open reach nobody, as on a real panel; a test
-        waits here before touching an app that is still starting.
-
-        Raises:
-            TouchError: ``ETIMEDOUT`` after ``timeout`` seconds with no reader.
-        """
-        deadline = time.monotonic() + timeout
-        pause = 0.001
-        while not self.readers:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TouchError(
-                    errno.ETIMEDOUT,
-                    f"no program opened the display's touchscreen (fbgfx.touch.open()) within {timeout:g} s",
-                    self.folder,
-                )
-            time.sleep(min(pause, left))
-            pause = min(pause * 2, 0.02)
-
-    def press(self, x: float, y: float) -> int:
-        """Put the finger down at panel pixel ``(x, y)``; returns the readers reached."""
-        down = self._down(x, y)
-        self.down = True
-        return self._send([down])
-
-    def move(self, x: float, y: float) -> int:
-        """Move the finger to panel pixel ``(x, y)`` (a hover while it is up); returns the readers reached."""
-        rx, ry = self._raw(x, y)
-        return self._send([[(_evdev.EV_ABS, _evdev.ABS_X, rx), (_evdev.EV_ABS, _evdev.ABS_Y, ry)]])
-
-    def release(self) -> int:
-        """Lift the finger; returns the readers reached."""
-        self.down = False
-        return self._send([[(_evdev.EV_KEY, _evdev.BTN_TOUCH, 0)]])
-
-    def tap(self, x: float, y: float) -> int:
-        """Press and release at panel pixel ``(x, y)`` in one write: a reader reads both at once."""
-        down = self._down(x, y)
-        self.down = False
-        return self._send([down, [(_evdev.EV_KEY, _evdev.BTN_TOUCH, 0)]])
-
     def close(self) -> None:
         """Let go of the display (a spec or path given was opened read-only); safe twice."""
         device, self._device, self._fb = self._device, None, None
@@ -379,30 +334,6 @@ class VirtualTouch:
         return f"<VirtualTouch {self.folder}>"
 
     # -- internals ---------------------------------------------------------------------------
-
-    def _down(self, x: float, y: float) -> list[tuple[int, int, int]]:
-        rx, ry = self._raw(x, y)
-        return [
-            (_evdev.EV_ABS, _evdev.ABS_X, rx),
-            (_evdev.EV_ABS, _evdev.ABS_Y, ry),
-            (_evdev.EV_KEY, _evdev.BTN_TOUCH, 1),
-        ]
-
-    def _raw(self, x: float, y: float) -> tuple[int, int]:
-        """The device position a perfect sensor reports for panel pixel ``(x, y)``: the
-        raw step whose middle maps back into that pixel (see :class:`~fbgfx.touch.TouchMapping`)."""
-        w, h = self.panel_size
-        try:
-            fx, fy = float(x), float(y)
-        except (TypeError, ValueError):
-            raise TypeError(f"a touch position is two numbers (x, y), not {x!r}, {y!r}") from None
-        if not (0 <= fx < w and 0 <= fy < h):
-            raise ValueError(f"({x}, {y}) is outside the {w}x{h} panel: a finger touches the glass")
-        ax, ay = self.device.absinfo[_evdev.ABS_X], self.device.absinfo[_evdev.ABS_Y]
-        sx, sy = ax.maximum - ax.minimum + 1, ay.maximum - ay.minimum + 1
-        rx = ax.minimum + min(math.floor((math.floor(fx) + 0.5) * sx / w), sx - 1)
-        ry = ay.minimum + min(math.floor((math.floor(fy) + 0.5) * sy / h), sy - 1)
-        return rx, ry
 
     def _open_readers(self, close: bool = False) -> list[int]:
         """Write ends of every live reader's FIFO; dead readers' FIFOs are removed."""
@@ -433,14 +364,7 @@ class VirtualTouch:
                 os.close(fd)
         return fds
 
-    def _send(self, frames: list[list[tuple[int, int, int]]]) -> int:
-        now = time.monotonic_ns() // 1000
-        sec, usec = divmod(now, 1_000_000)
-        events = []
-        for frame in frames:
-            events += [(sec, usec, t, c, v) for t, c, v in frame]
-            events.append((sec, usec, _evdev.EV_SYN, _evdev.SYN_REPORT, 0))
-        data = _evdev.encode(events)
+    def _write(self, data: bytes) -> int:
         reached = 0
         for fd in self._open_readers():
             try:

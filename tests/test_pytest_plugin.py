@@ -455,3 +455,36 @@ def test_readme_example_runs(pytester, run):
         changed = np.nonzero((np.asarray(zero) != np.asarray(one)).any(axis=2))
     assert changed[0].size and 80 <= changed[0].min() and changed[0].max() <= 159  # only the digit changed
     run().assert_outcomes(passed=2)
+
+
+def test_real_display_counts_frames_through_the_environment(pytester, run):
+    """device= (a real display, stood in for by an in-memory one here): $FRAMEBUFFER names it, a Screen counts
+    into $FBGFX_FRAMES, snapshots read it, and a touch without uinput fails saying what is missing."""
+    if os.access("/dev/uinput", os.W_OK):
+        pytest.skip("this machine can make uinput devices: the missing-uinput message cannot be seen here")
+    expected = "modprobe uinput" if not os.path.exists("/dev/uinput") else "needs root"
+    pytester.makepyfile(
+        f"""
+        import os, fbgfx, fbgfx.testing, pytest
+        @pytest.fixture(autouse=True)
+        def stand_in(monkeypatch):
+            fb = fbgfx.open("virtual:64x48:RGB565")  # what fbgfx.open("/dev/fb7") would give
+            monkeypatch.setattr(fbgfx.testing, "fbgfx_open", lambda spec, readonly=False: fb)
+            return fb
+        @pytest.mark.fbgfx_display(device="/dev/fb7")
+        def test_real(fbgfx_display, stand_in):
+            assert os.environ["FRAMEBUFFER"] == "/dev/fb7" == fbgfx_display.spec
+            assert fbgfx_display.env["FBGFX_FRAMES"] == os.environ["FBGFX_FRAMES"]
+            with stand_in.screen() as screen:
+                with screen.frame() as s:
+                    s.clear("red")
+                assert fbgfx_display.wait_for_frame(0) == 1
+                assert fbgfx_display.snapshot().getpixel((3, 3)) == (255, 0, 0)
+                assert (fbgfx_display.width, fbgfx_display.height, fbgfx_display.format) == (64, 48, "RGB565")
+            with pytest.raises(fbgfx.TouchError, match="{expected}"):
+                fbgfx_display.tap(1, 1)
+            with pytest.raises(pytest.UsageError, match="device="):
+                fbgfx_display.add_display(device="/dev/fb8")
+        """
+    )
+    run().assert_outcomes(passed=1)

@@ -1,0 +1,53 @@
+"""fbgfx.uinput_touch off a real kernel: its errors say what is missing; finger_for picks the touchscreen.
+
+Touches through a real uinput device are checked under qemu (tests/kernel/test_touch_vm.py)."""
+
+from __future__ import annotations
+
+import errno
+import os
+
+import pytest
+
+import fbgfx
+from fbgfx import uinput_touch
+from fbgfx.uinput_touch import UinputTouch, finger_for
+from fbgfx.virtual_touch import VirtualTouch
+
+
+def test_missing_uinput_says_modprobe(tmp_path):
+    """No /dev/uinput: ENOENT naming the module to load."""
+    with pytest.raises(fbgfx.TouchError, match=r"modprobe uinput") as info:
+        UinputTouch((320, 240), path=str(tmp_path / "uinput"))
+    assert info.value.errno == errno.ENOENT
+
+
+def test_no_permission_says_root_or_udev(monkeypatch):
+    """/dev/uinput not writable: EACCES naming root and a udev rule."""
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(uinput_touch.os, "open", refuse)
+    with pytest.raises(fbgfx.TouchError, match=r"needs root, or a udev rule") as info:
+        UinputTouch((320, 240))
+    assert info.value.errno == errno.EACCES
+
+
+def test_not_a_uinput_device_is_refused_and_closed():
+    """A file that is not uinput (/dev/null) fails the first ioctl with the kernel's error; no descriptor leaks."""
+    before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(fbgfx.TouchError, match="creating the touchscreen") as info:
+        UinputTouch((320, 240), path="/dev/null")
+    assert info.value.errno in (errno.ENOTTY, errno.EINVAL)
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_finger_for_picks_the_virtual_touchscreen(tmp_path):
+    """A file-backed virtual display is touched through its own touchscreen; an in-memory one is refused."""
+    with fbgfx.open(f"virtual:32x24:file={tmp_path / 'fb.raw'}") as fb:
+        finger = finger_for(fb)
+        assert isinstance(finger, VirtualTouch)
+        finger.close()
+    with fbgfx.open("virtual:32x24") as fb, pytest.raises(fbgfx.TouchError, match="file="):
+        finger_for(fb)
