@@ -25,6 +25,13 @@ flip (after 1000 lines: nearly every row changed) is printed after the table.
 
 The machine's memcpy of a 800x480 XRGB8888 frame is printed first: absolute times
 differ between machines, ratios much less.
+
+A second table times ``antialias=True`` against skia-python (Skia's CPU rasteriser)
+and aggdraw (AGG) drawing the same shapes with the same geometry and colours, each a
+fresh colour: 1000 lines of width 1-3, 200 filled circles of radius 5-100 and 200
+polygons of 5-7 points (``pip install -e '.[bench]'`` installs both; a library that
+is missing is left out). Its ratio is fbgfx / Skia. aggdraw draws into a Pillow RGB
+image, the format it supports.
 """
 
 from __future__ import annotations
@@ -247,6 +254,126 @@ def main(argv: Any = None) -> None:
         )
     if not args.only:
         blit_table(args.repeat)
+    if not args.only or args.only in "antialiased":
+        smooth_table(args.repeat)
+
+
+def smooth_shapes(seed: int = 3) -> dict[str, list[Any]]:
+    """The antialiased workloads: float geometry (pixel-centre coordinates, as fbgfx
+    takes them) and a fresh colour per shape."""
+    rng = np.random.default_rng(seed)
+    lines = [
+        (*(float(v) for v in rng.uniform((0, 0, 0, 0), (W, H, W, H))), float(rng.uniform(1, 3))) for _ in range(1000)
+    ]
+    circles = [(float(rng.uniform(0, W)), float(rng.uniform(0, H)), float(rng.uniform(5, 100))) for _ in range(200)]
+    polygons = []
+    for _ in range(200):
+        n = int(rng.integers(5, 8))
+        cx, cy, r = rng.uniform(0, W), rng.uniform(0, H), rng.uniform(10, 80)
+        angles = np.sort(rng.uniform(0, 2 * np.pi, n))
+        polygons.append([(float(cx + r * np.cos(a)), float(cy + r * np.sin(a))) for a in angles])
+    return {"lines": lines, "circles": circles, "polygons": polygons, "colours": _fresh_colours(rng, 1000)}
+
+
+def smooth_ops(kind: str, library: str, target: Any, shapes: dict[str, list[Any]]) -> Op:
+    """One library drawing one workload: ``target`` is an fbgfx Surface, a skia Canvas
+    or an aggdraw Draw (``library``: "fbgfx", "skia" or "aggdraw"). The same continuous
+    shapes in each (Skia and AGG put pixel (i, j) at [i, i+1) x [j, j+1) too, so
+    fbgfx's pixel-centre points are +0.5 there)."""
+    lines, circles, polygons, colours = shapes["lines"], shapes["circles"], shapes["polygons"], shapes["colours"]
+    if library == "fbgfx":
+        s = target
+        if kind == "lines":
+            return lambda r: [s.line(v[:4], fill=c, width=v[4], antialias=True) for v, c in zip(lines, colours)]
+        if kind == "circles":
+            return lambda r: [s.circle(v[:2], v[2], fill=c, antialias=True) for v, c in zip(circles, colours)]
+        return lambda r: [s.polygon(v, fill=c, antialias=True) for v, c in zip(polygons, colours)]
+    if library == "aggdraw":
+        import aggdraw
+
+        d = target
+        if kind == "lines":
+            return lambda r: [
+                d.line([v[0] + 0.5, v[1] + 0.5, v[2] + 0.5, v[3] + 0.5], aggdraw.Pen(c, v[4]))
+                for v, c in zip(lines, colours)
+            ]
+        if kind == "circles":
+            return lambda r: [
+                d.ellipse((x + 0.5 - q, y + 0.5 - q, x + 0.5 + q, y + 0.5 + q), aggdraw.Brush(c))
+                for (x, y, q), c in zip(circles, colours)
+            ]
+        return lambda r: [
+            d.polygon([u + 0.5 for p in v for u in p], aggdraw.Brush(c)) for v, c in zip(polygons, colours)
+        ]
+    import skia
+
+    canvas, paint = target, skia.Paint(AntiAlias=True)
+
+    def skia_lines(r: int) -> None:
+        paint.setStyle(skia.Paint.kStroke_Style)  # butt ends, Skia's default cap
+        for v, c in zip(lines, colours):
+            paint.setColor(skia.Color(*c))
+            paint.setStrokeWidth(v[4])
+            canvas.drawLine(v[0] + 0.5, v[1] + 0.5, v[2] + 0.5, v[3] + 0.5, paint)
+
+    def skia_circles(r: int) -> None:
+        paint.setStyle(skia.Paint.kFill_Style)
+        for (x, y, q), c in zip(circles, colours):
+            paint.setColor(skia.Color(*c))
+            canvas.drawCircle(x + 0.5, y + 0.5, q, paint)
+
+    def skia_polygons(r: int) -> None:
+        paint.setStyle(skia.Paint.kFill_Style)
+        for v, c in zip(polygons, colours):
+            paint.setColor(skia.Color(*c))
+            path = skia.Path.Polygon([skia.Point(x + 0.5, y + 0.5) for x, y in v], True, skia.PathFillType.kEvenOdd)
+            canvas.drawPath(path, paint)
+
+    return {"lines": skia_lines, "circles": skia_circles, "polygons": skia_polygons}[kind]
+
+
+def smooth_table(repeat: int) -> None:
+    """antialias=True against Skia (skia-python) and AGG (aggdraw) on the same shapes."""
+    shapes = smooth_shapes()
+    try:
+        import skia
+    except (ImportError, OSError):  # not installed, or its libGL/libEGL missing
+        skia = None
+    try:
+        import aggdraw
+    except ImportError:
+        aggdraw = None
+    print(f"\nantialias=True on {W}x{H}, median of {repeat} interleaved runs (ratio = fbgfx / Skia)")
+    if skia is None:
+        print("skia-python is not installed: pip install -e '.[bench]' for the Skia column")
+    print(f"{'workload':<44}{'format':<10}{'Skia ms':>10}{'aggdraw ms':>11}{'fbgfx ms':>10}{'ratio':>8}")
+    labels = {
+        "lines": "1000 AA lines, width 1-3",
+        "circles": "200 AA circles r5..100",
+        "polygons": "200 AA polygons, 5-7 points",
+    }
+    for fmt, skia_type in (("XRGB8888", "kBGRA_8888_ColorType"), ("RGB565", "kRGB_565_ColorType")):
+        surface = fbgfx.Surface(W, H, fmt)
+        canvas = None
+        if skia is not None:
+            pixels = np.zeros(surface.array.shape, surface.array.dtype)
+            info = skia.ImageInfo.Make(W, H, getattr(skia, skia_type), skia.kOpaque_AlphaType)
+            sk_surface = skia.Surface.MakeRasterDirect(info, pixels, surface.array.strides[0])
+            canvas = sk_surface.getCanvas()
+        agg = aggdraw.Draw(Image.new("RGB", (W, H))) if aggdraw is not None else None
+        for kind, label in labels.items():
+            ours = smooth_ops(kind, "fbgfx", surface, shapes)
+            agg_ms = "-"
+            if agg is not None:
+                agg_op = smooth_ops(kind, "aggdraw", agg, shapes)
+                agg_ms = f"{median(lambda op=agg_op: op(0), repeat, warmup=1) * 1e3:.2f}"
+            if canvas is not None:
+                skia_op = smooth_ops(kind, "skia", canvas, shapes)
+                ts, tf, ratio = _compare(skia_op, ours, repeat)
+                print(f"{label:<44}{fmt:<10}{ts * 1e3:>10.2f}{agg_ms:>11}{tf * 1e3:>10.2f}{ratio:>8.2f}")
+            else:
+                tf = median(lambda op=ours: op(0), repeat, warmup=1)
+                print(f"{label:<44}{fmt:<10}{'-':>10}{agg_ms:>11}{tf * 1e3:>10.2f}{'-':>8}")
 
 
 def blit_table(repeat: int) -> None:

@@ -24,7 +24,6 @@ __all__ = [
     "check_width",
     "clip_segment",
     "flat",
-    "wu_segment",
 ]
 
 #: Types taken as plain coordinates without conversion (the fast paths test ``type(v) in NUMBERS``).
@@ -156,34 +155,3 @@ def clip_segment(
                 return None
             t1 = min(t1, t)
     return x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy
-
-
-def wu_segment(mask: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> None:
-    """Accumulate Xiaolin Wu coverage (0..1) of one segment into the float ``mask``, clipped."""
-    h, w = mask.shape
-    seg = clip_segment(x0, y0, x1, y1, -2.0, -2.0, w + 2.0, h + 2.0)
-    if seg is None:
-        return
-    x0, y0, x1, y1 = seg
-    steep = abs(y1 - y0) > abs(x1 - x0)
-    if steep:
-        x0, y0, x1, y1 = y0, x0, y1, x1
-    if x0 > x1:
-        x0, x1, y0, y1 = x1, x0, y1, y0
-    dx = x1 - x0
-    grad = (y1 - y0) / dx if dx else 0.0
-    xs = np.arange(math.floor(x0), math.floor(x1) + 1)
-    lo, hi = (0, h) if steep else (0, w)
-    xs = xs[(xs >= lo) & (xs < hi)]
-    if len(xs) == 0:
-        return
-    ys = y0 + grad * (xs - x0)
-    yi = np.floor(ys).astype(np.int64)
-    frac = ys - yi
-    for yy, cov in ((yi, 1 - frac), (yi + 1, frac)):
-        lim = w if steep else h
-        ok = (yy >= 0) & (yy < lim)
-        if steep:
-            np.maximum.at(mask, (xs[ok], yy[ok]), cov[ok].astype(np.float32))
-        else:
-            np.maximum.at(mask, (yy[ok], xs[ok]), cov[ok].astype(np.float32))

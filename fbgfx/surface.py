@@ -17,11 +17,11 @@ from typing import Any, Callable, NoReturn, Optional, Union
 import numpy as np
 from PIL import Image
 
-from . import convert
+from . import _smooth, convert
 from . import text as _text
 from ._drawlog import DrawLog
 from ._ffi import check_value, ffi, lib
-from ._geometry import BIG, NUMBERS, Coords, Flat, check_angle, check_size, check_width, flat, wu_segment
+from ._geometry import BIG, NUMBERS, Coords, Flat, check_angle, check_size, check_width, flat
 from ._geometry import box as box_of
 from .color import BLEND, OPAQUE, SKIP, ColorLike, Ink, Packer, whole_channels
 from .pixelformat import PixelFormat, default_palette
@@ -55,6 +55,12 @@ _METHODS = {
     "draw_chord": "chord",
     "draw_pieslice": "pieslice",
     "draw_mask": "bitmap",
+    "smooth_line": "line",
+    "smooth_polyline": "line",
+    "smooth_lines": "lines",
+    "smooth_polygon": "polygon",
+    "smooth_ellipse": "ellipse",
+    "smooth_rounded_rect": "rounded_rectangle",
 }
 
 
@@ -412,6 +418,45 @@ class Surface:
             return None, self._ink(_WHITE)
         return (None if fill is None else self._ink(fill)), (None if outline is None else self._ink(outline))
 
+    def _smooth_run(self, ink: Ink, call: _smooth.Call | None) -> None:
+        """Cover a shape with ``ink`` by a kernel of ``native/smooth.c`` (``antialias=True``)."""
+        if call is None or ink.mode == SKIP:
+            return
+        fn, args = call
+        spec = self._mask_spec
+        if spec is None:
+            # palettes (and sub-byte pixels): coverage into a mask, blended to the nearest entries
+            cx0, cy0, cx1, cy1 = self._cbox
+            mask = np.zeros((cy1 - cy0, cx1 - cx0), np.uint8)
+            box = ffi.new("int32_t[4]")
+            rc = fn(self._t, ffi.NULL, ffi.from_buffer("uint8_t[]", mask), 0, 0, 0, 255, 0, box, *args)
+            if rc < 0:
+                _fail(rc, fn)
+            if box[0] < box[2]:
+                self._blend(mask, (box[0], box[1], box[2], box[3]), ink)
+            return
+        r, g, b, a = ink.rgba
+        if self._quiet:  # (C logs what it wrote for a Screen itself)
+            rc = fn(self._t, spec.c, ffi.NULL, r, g, b, a, ink.value, ffi.NULL, *args)
+        else:
+            self._before_write()
+            box = ffi.new("int32_t[4]")
+            rc = fn(self._t, spec.c, ffi.NULL, r, g, b, a, ink.value, box, *args)
+            if box[0] < box[2]:
+                self._notify(box[0], box[1], box[2], box[3])
+        if rc < 0:
+            _fail(rc, fn)
+
+    def _smooth_shape(self, fill: Fill, outline: Fill, width: float, shape: Callable[[float], _smooth.Call]) -> None:
+        """A smooth shape's fill, then its outline (``shape(w)``: the kernel call for
+        outline width ``w``, 0 for the fill)."""
+        fill_ink, ink = self._outline_ink(fill, outline)
+        w = _smooth.width(width, "outline")
+        if fill_ink is not None:
+            self._smooth_run(fill_ink, shape(0.0))
+        if ink is not None and ink != fill_ink and w > 0:
+            self._smooth_run(ink, shape(w))
+
     # -- whole-surface ---------------------------------------------------------------
 
     def clear(self, fill: ColorLike = "black") -> None:
@@ -466,9 +511,16 @@ class Surface:
             fill: Colour (white when None, as in Pillow).
             width: Line width in pixels; 0 draws nothing.
             joint: ``"curve"`` rounds the joints of wide lines, as Pillow does.
-            antialias: Smooth edges (1-pixel lines only; wider lines are drawn as is).
+            antialias: Smooth edges by exact coverage: the line is the rectangle of
+                width ``width`` (any number) around the segment between the pixel
+                centres, with butt ends and, with ``joint="curve"``, round joints.
         """
-        if self._quiet and width == 1 and width is not True and not antialias:
+        if antialias:
+            w = _smooth.width(width, "line")
+            if w > 0:
+                self._smooth_run(self._ink(_WHITE if fill is None else fill), _smooth.line(xy, w, joint))
+            return
+        if self._quiet and width == 1 and width is not True:
             # fast path: one opaque segment, nobody listening
             try:
                 x0, y0, x1, y1 = xy
@@ -488,9 +540,6 @@ class Surface:
             w = check_width(width)
             if w == 0:
                 return
-        if antialias and w == 1:
-            self._aaline(xy, ink)
-            return
         f = flat(xy)
         if len(f) == 4:
             self._run(ink, lib.draw_line, f[0], f[1], f[2], f[3], w)
@@ -542,24 +591,6 @@ class Surface:
                     gap = [coord_at_angle(point, angles[0] - 90), point, coord_at_angle(point, angles[1] - 90)]
                 self.line(gap, fill, width=3)
 
-    def _aaline(self, xy: Coords, ink: Ink) -> None:
-        """Antialiased 1-pixel polyline (Xiaolin Wu), blended through a coverage mask."""
-        f = [float(v) for v in flat(xy)]
-        if not all(math.isfinite(v) for v in f):
-            raise ValueError("line: coordinates must be finite numbers (no NaN or infinity)")
-        cx0, cy0, cx1, cy1 = self._cbox
-        if cx0 >= cx1 or cy0 >= cy1 or len(f) < 4:
-            return
-        mask = np.zeros((cy1 - cy0, cx1 - cx0), np.float32)
-        for i in range(0, len(f) - 2, 2):
-            wu_segment(mask, f[i] - cx0, f[i + 1] - cy0, f[i + 2] - cx0, f[i + 3] - cy0)
-        cov = np.clip(np.rint(mask * 255), 0, 255).astype(np.uint8)
-        ys, xs = np.nonzero(cov)
-        if len(xs) == 0:
-            return
-        box = (int(xs.min()) + cx0, int(ys.min()) + cy0, int(xs.max()) + 1 + cx0, int(ys.max()) + 1 + cy0)
-        self._blend(cov, box, ink._replace(mode=BLEND))
-
     def rectangle(self, xy: Coords, fill: Fill = None, outline: Fill = None, width: float = 1) -> None:
         """Draw a rectangle with inclusive corners (``ImageDraw.rectangle``)."""
         if outline is None and self._quiet:
@@ -587,8 +618,13 @@ class Surface:
         width: float = 1,
         *,
         corners: Sequence[bool] | None = None,
+        antialias: bool = False,
     ) -> None:
-        """Draw a rectangle with rounded corners (``ImageDraw.rounded_rectangle``)."""
+        """Draw a rectangle with rounded corners (``ImageDraw.rounded_rectangle``); with
+        ``antialias=True`` smoothly, covering [x0, x1 + 1] x [y0, y1 + 1] with corners of
+        radius ``radius``."""
+        if antialias:
+            return self._smooth_shape(fill, outline, width, lambda w: _smooth.rounded_rectangle(xy, radius, w, corners))
         (x0, y0, x1, y1) = [float(v) for v in box_of(xy)]
         if not all(math.isfinite(v) for v in (x0, y0, x1, y1, float(radius))):
             raise ValueError("rounded_rectangle: coordinates must be finite numbers")
@@ -682,8 +718,13 @@ class Surface:
                     right[3] -= r + 1
                 rect(right, ink)
 
-    def ellipse(self, xy: Coords, fill: Fill = None, outline: Fill = None, width: float = 1) -> None:
-        """Draw an ellipse inside a bounding box (``ImageDraw.ellipse``)."""
+    def ellipse(
+        self, xy: Coords, fill: Fill = None, outline: Fill = None, width: float = 1, *, antialias: bool = False
+    ) -> None:
+        """Draw an ellipse inside a bounding box (``ImageDraw.ellipse``); with
+        ``antialias=True`` smoothly: the ellipse inscribed in [x0, x1 + 1] x [y0, y1 + 1]."""
+        if antialias:
+            return self._smooth_shape(fill, outline, width, lambda w: _smooth.ellipse(xy, w))
         if outline is None and self._quiet:
             # fast path, written out here rather than in _box_shape: one Python call less
             try:
@@ -721,9 +762,19 @@ class Surface:
             self._run(ink, draw, b[0], b[1], b[2], b[3], 0, check_width(width))
 
     def circle(
-        self, xy: Sequence[float], radius: float, fill: Fill = None, outline: Fill = None, width: float = 1
+        self,
+        xy: Sequence[float],
+        radius: float,
+        fill: Fill = None,
+        outline: Fill = None,
+        width: float = 1,
+        *,
+        antialias: bool = False,
     ) -> None:
-        """Draw a circle given its centre and radius (``ImageDraw.circle``)."""
+        """Draw a circle given its centre and radius (``ImageDraw.circle``); with
+        ``antialias=True`` smoothly: the circle of that radius around (x + 0.5, y + 0.5)."""
+        if antialias:
+            return self._smooth_shape(fill, outline, width, lambda w: _smooth.circle(xy, radius, w))
         if outline is None and self._quiet:
             try:
                 x, y = xy
@@ -741,26 +792,61 @@ class Surface:
         x, y = xy
         self.ellipse((x - radius, y - radius, x + radius, y + radius), fill, outline, width)
 
-    def arc(self, xy: Coords, start: float, end: float, fill: Fill = None, width: float = 1) -> None:
-        """Draw an arc of the ellipse in ``xy`` from ``start`` to ``end`` degrees (``ImageDraw.arc``)."""
-        b = box_of(xy)
+    def arc(
+        self, xy: Coords, start: float, end: float, fill: Fill = None, width: float = 1, *, antialias: bool = False
+    ) -> None:
+        """Draw an arc of the ellipse in ``xy`` from ``start`` to ``end`` degrees (``ImageDraw.arc``);
+        with ``antialias=True`` smoothly: the band of ``width`` inside the ellipse's edge."""
         ink = self._ink(_WHITE if fill is None else fill)
+        if antialias:
+            w = _smooth.width(width, "arc")
+            if w > 0:
+                self._smooth_run(ink, _smooth.arc("arc", xy, check_angle(start), check_angle(end), w))
+            return
+        b = box_of(xy)
         if width != 0:
             self._run(
                 ink, lib.draw_arc, b[0], b[1], b[2], b[3], check_angle(start), check_angle(end), check_width(width)
             )
 
     def chord(
-        self, xy: Coords, start: float, end: float, fill: Fill = None, outline: Fill = None, width: float = 1
+        self,
+        xy: Coords,
+        start: float,
+        end: float,
+        fill: Fill = None,
+        outline: Fill = None,
+        width: float = 1,
+        *,
+        antialias: bool = False,
     ) -> None:
-        """Draw a chord: an arc closed by a straight line (``ImageDraw.chord``)."""
+        """Draw a chord: an arc closed by a straight line (``ImageDraw.chord``); smoothly
+        with ``antialias=True``."""
+        if antialias:
+            return self._smooth_cut("chord", xy, start, end, fill, outline, width)
         self._cut(lib.draw_chord, xy, start, end, fill, outline, width)
 
     def pieslice(
-        self, xy: Coords, start: float, end: float, fill: Fill = None, outline: Fill = None, width: float = 1
+        self,
+        xy: Coords,
+        start: float,
+        end: float,
+        fill: Fill = None,
+        outline: Fill = None,
+        width: float = 1,
+        *,
+        antialias: bool = False,
     ) -> None:
-        """Draw a pie slice (``ImageDraw.pieslice``)."""
+        """Draw a pie slice (``ImageDraw.pieslice``); smoothly with ``antialias=True``."""
+        if antialias:
+            return self._smooth_cut("pieslice", xy, start, end, fill, outline, width)
         self._cut(lib.draw_pieslice, xy, start, end, fill, outline, width)
+
+    def _smooth_cut(
+        self, kind: str, xy: Coords, start: float, end: float, fill: Fill, outline: Fill, width: float
+    ) -> None:
+        s, e = check_angle(start), check_angle(end)
+        self._smooth_shape(fill, outline, width, lambda w: _smooth.arc(kind, xy, s, e, w))
 
     def _cut(self, draw: Kernel, xy: Coords, start: float, end: float, fill: Fill, outline: Fill, width: float) -> None:
         """A closed part of an ellipse (chord, pie slice): fill, then outline."""
@@ -772,12 +858,18 @@ class Surface:
         if ink is not None and ink != fill_ink and width != 0:
             self._run(ink, draw, b[0], b[1], b[2], b[3], s, e, 0, check_width(width))
 
-    def polygon(self, xy: Coords, fill: Fill = None, outline: Fill = None, width: float = 1) -> None:
-        """Draw a polygon, concave or self-intersecting, filled even-odd (``ImageDraw.polygon``)."""
+    def polygon(
+        self, xy: Coords, fill: Fill = None, outline: Fill = None, width: float = 1, *, antialias: bool = False
+    ) -> None:
+        """Draw a polygon, concave or self-intersecting, filled even-odd (``ImageDraw.polygon``);
+        with ``antialias=True`` smoothly, its points on the pixel centres and its outline
+        the band of ``width`` inside its edges."""
         f = flat(xy)
         n = len(f) // 2
         if n < 2:
             raise TypeError("polygon: coordinate list must contain at least 2 coordinates")
+        if antialias:
+            return self._smooth_shape(fill, outline, width, lambda w: _smooth.polygon(f, w))
         if outline is None and not self._boxes:
             # fast path: an opaque fill nobody is watching, one C call
             try:
@@ -821,12 +913,15 @@ class Surface:
         fill: Fill = None,
         outline: Fill = None,
         width: float = 1,
+        *,
+        antialias: bool = False,
     ) -> None:
-        """Draw a regular polygon inscribed in ``bounding_circle`` = (x, y, r) or ((x, y), r)."""
+        """Draw a regular polygon inscribed in ``bounding_circle`` = (x, y, r) or ((x, y), r)
+        (smoothly with ``antialias=True``)."""
         from PIL import ImageDraw
 
         xy = ImageDraw._compute_regular_polygon_vertices(bounding_circle, n_sides, rotation)
-        self.polygon(xy, fill, outline, width)
+        self.polygon(xy, fill, outline, width, antialias=antialias)
 
     def bitmap(self, xy: Coords, bitmap: Any, fill: Fill = None) -> None:
         """Paint ``fill`` through a mask image (mode "1" or "L") at ``xy`` (``ImageDraw.bitmap``)."""
@@ -928,7 +1023,9 @@ class Surface:
         cptr = ffi.NULL if cols is None else ffi.cast("const uint32_t *", cols.ctypes.data)
         self._run(ink, fn, ffi.cast("const double *", a.ctypes.data), n, cptr, *extra)
 
-    def lines(self, xy: Any, colors: Any = None, fill: Fill = None, width: float = 1) -> None:
+    def lines(
+        self, xy: Any, colors: Any = None, fill: Fill = None, width: float = 1, *, antialias: bool = False
+    ) -> None:
         """Draw many independent lines in one call.
 
         Args:
@@ -937,11 +1034,31 @@ class Surface:
                 ignored), or a list of colours.
             fill: The colour of every line when ``colors`` is None (white by default).
             width: Line width.
+            antialias: Smooth lines, as :meth:`line` draws them.
         """
         a = self._batch(xy, 4, "lines")
+        if antialias:
+            return self._smooth_lines(a, colors, fill, _smooth.width(width, "lines"))
         width = check_width(width)
         if width != 0 and len(a):
             self._batch_run(lib.draw_lines, a, colors, fill, width)
+
+    def _smooth_lines(self, a: np.ndarray, colors: Any, fill: Fill, w: float) -> None:
+        if w == 0 or not len(a):
+            return
+        cols = self._colors(colors, len(a), fill)
+        if cols is None:
+            self._smooth_run(self._ink(_WHITE if fill is None else fill), _smooth.lines(a, w))
+            return
+        # per-line colours: their RGB, from the packed values _colors checked
+        fmt = self.format
+        if fmt.bpp == 24:
+            native = cols.astype("<u4").view(np.uint8).reshape(1, -1, 4)[:, :, :3]
+        else:
+            native = cols.astype(fmt.dtype).reshape(fmt.array_shape(1, len(cols)))
+        rgb = convert.from_native(np.ascontiguousarray(native), fmt, palette=self.palette)[0]
+        for row, (r, g, b) in zip(a, rgb.tolist()):
+            self._smooth_run(self._ink((r, g, b)), _smooth.lines(row[None], w))
 
     def rectangles(
         self, xy: Any, fill: Fill = None, colors: Any = None, outline: bool = False, width: float = 1

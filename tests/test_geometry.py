@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fbgfx._geometry import BIG, MAX_SIDE, box, check_angle, check_size, check_width, clip_segment, flat, wu_segment
+from fbgfx._geometry import BIG, MAX_SIDE, box, check_angle, check_size, check_width, clip_segment, flat
 
 
 @pytest.mark.parametrize(
@@ -100,15 +100,3 @@ def test_clip_segment() -> None:
     assert clip_segment(-5, -5, -1, -1, 0, 0, 10, 10) is None
     assert clip_segment(3, 3, 3, 3, 0, 0, 10, 10) == (3, 3, 3, 3)
     assert clip_segment(30, 3, 30, 3, 0, 0, 10, 10) is None
-
-
-def test_wu_segment_covers_a_line_and_stays_inside() -> None:
-    """A horizontal segment gives full coverage on its row; a far-off one touches nothing."""
-    mask = np.zeros((6, 10), np.float32)
-    wu_segment(mask, 1, 2, 8, 2)
-    assert (mask[2, 1:9] == 1).all() and mask.sum() == 8
-    wu_segment(mask, -1e9, -1e9, -1e9 + 5, -1e9)
-    assert mask.sum() == 8
-    diag = np.zeros((6, 6), np.float32)
-    wu_segment(diag, 0, 0.5, 5, 5.5)  # halfway between rows: half coverage on two rows
-    assert np.allclose(diag.sum(axis=0)[:5], 1.0) and diag[5, 5] == 0.5  # row 6 is off the mask
