@@ -255,6 +255,26 @@ static void smooth_span(const smooth_ink *k, uint8_t *d, int n, uint32_t alpha)
     }
 }
 
+/* n pixels from d on, each at its own coverage (alphas[i], 0..255). */
+FBGFX_HOT static void smooth_run(const smooth_ink *k, const uint8_t *alphas, uint8_t *d, int n)
+{
+    switch (k->kind) {
+    case SMOOTH_MASK:
+        memcpy(d, alphas, (size_t)n);
+        break;
+    case SMOOTH_X8888:
+        convert_mask_row_x8888(alphas, (uint32_t *)d, n, k->ro, k->go, k->bo, k->r, k->g, k->b, k->a);
+        break;
+    case SMOOTH_565:
+        convert_mask_row_565(alphas, (uint16_t *)d, n, k->ro, k->bo, k->r, k->g, k->b, k->a, k->f);
+        break;
+    default:
+        for (int i = 0; i < n; i++, d += k->bpp)
+            if (alphas[i])
+                smooth_pixel(*k, d, alphas[i]);
+    }
+}
+
 static inline __attribute__((always_inline)) uint32_t smooth_alpha(int evenodd, float v)
 {
     float c = v < 0 ? -v : v;
@@ -280,22 +300,30 @@ static inline void smooth_piece(float *restrict cover, float *restrict area, int
     int j0 = (int)floor(lo), j1 = (int)ceil(hi) - 1;
     if (j1 < j0)
         j1 = j0; /* a vertical piece on a pixel boundary belongs to the pixel on its right */
-    if (j1 >= cx1)
-        j1 = cx1 - 1;
-    *i0 = j0, *i1 = j1;
-    if (j0 > j1)
+    const int jc = j1 < cx1 ? j1 : cx1 - 1; /* the last column inside the clip */
+    *i0 = j0, *i1 = jc;
+    if (j0 > jc)
         return; /* on the clip's right side: nothing to see */
     if (j0 == j1) {
         cover[j0 - cx0] += (float)d;
         area[j0 - cx0] += (float)(d * ((lo + hi) * 0.5 - j0));
         return;
     }
+    /* a partial column at each end, whole ones between (each covering `per`) */
     double per = d / (hi - lo);
-    for (int i = j0; i <= j1; i++) {
-        double l = i > lo ? i : lo, h = i + 1 < hi ? i + 1 : hi;
-        double part = (h - l) * per;
-        cover[i - cx0] += (float)part;
-        area[i - cx0] += (float)(part * ((l + h) * 0.5 - i));
+    double part = (j0 + 1 - lo) * per;
+    cover[j0 - cx0] += (float)part;
+    area[j0 - cx0] += (float)(part * ((lo + j0 + 1) * 0.5 - j0));
+    const int end = j1 - 1 < jc ? j1 - 1 : jc;
+    const float whole = (float)per, half = (float)(per * 0.5);
+    for (int i = j0 + 1; i <= end; i++) {
+        cover[i - cx0] += whole;
+        area[i - cx0] += half;
+    }
+    if (j1 <= jc) {
+        part = (hi - j1) * per;
+        cover[j1 - cx0] += (float)part;
+        area[j1 - cx0] += (float)(part * ((j1 + hi) * 0.5 - j1));
     }
 }
 
@@ -316,12 +344,14 @@ FBGFX_HOT static int smooth_render(smooth_acc *a, smooth_paint *p)
     const ptrdiff_t rows = (ptrdiff_t)r1 - r0, width = (ptrdiff_t)cx1 - cx0 + 1;
     int32_t local_head[256], local_active[128], local_ranges[2 * 128];
     float local_cells[2 * 1024];
+    uint8_t local_alphas[1024];
     int32_t *head = rows <= 256 ? local_head : malloc((size_t)rows * sizeof *head);
     int32_t *active = a->n <= 128 ? local_active : malloc((size_t)a->n * sizeof *active);
     int32_t *ranges = a->n <= 128 ? local_ranges : malloc((size_t)a->n * 2 * sizeof *ranges);
     float *cover = width <= 1024 ? local_cells : calloc((size_t)width * 2, sizeof *cover);
+    uint8_t *alphas = width <= 1024 ? local_alphas : malloc((size_t)width);
     int rc = 0;
-    if (!head || !active || !ranges || !cover) {
+    if (!head || !active || !ranges || !cover || !alphas) {
         rc = -ENOMEM;
         goto done;
     }
@@ -383,17 +413,24 @@ FBGFX_HOT static int smooth_render(smooth_acc *a, smooth_paint *p)
                     last = lo;
                 }
             }
+            /* the cells' alphas, then blended as one run */
+            int f0 = INT32_MAX, f1 = INT32_MIN;
             for (int i = lo; i <= hi; i++) {
                 float c = cover[i - cx0];
                 uint32_t alpha = smooth_alpha(evenodd, acc + c - area[i - cx0]);
+                alphas[i - lo] = (uint8_t)alpha;
                 if (alpha) {
-                    smooth_pixel(ink, row + (ptrdiff_t)i * bpp, alpha);
-                    first = first < i ? first : i;
-                    last = i + 1;
+                    f0 = f0 < i ? f0 : i;
+                    f1 = i + 1;
                 }
                 acc += c;
                 cover[i - cx0] = 0;
                 area[i - cx0] = 0;
+            }
+            if (f0 < f1) {
+                smooth_run(&ink, alphas + (f0 - lo), row + (ptrdiff_t)f0 * bpp, f1 - f0);
+                first = first < f0 ? first : f0;
+                last = f1;
             }
             if (hi + 1 > x)
                 x = hi + 1;
@@ -404,6 +441,15 @@ FBGFX_HOT static int smooth_render(smooth_acc *a, smooth_paint *p)
                 smooth_span(&ink, row + (ptrdiff_t)x * bpp, cx1 - x, alpha);
                 first = first < x ? first : x;
                 last = cx1;
+            }
+        }
+        if (!mask && y + 1 < r1) {
+            /* the next row's cells lie near this row's: fetch their pixels while its
+             * pieces are worked out (a pixel read from memory is the sweep's main cost) */
+            const uint8_t *next = row + t->stride;
+            for (ptrdiff_t j = 0; j < nranges; j++) {
+                __builtin_prefetch(next + (ptrdiff_t)ranges[2 * j] * bpp, 1);
+                __builtin_prefetch(next + (ptrdiff_t)ranges[2 * j + 1] * bpp, 1);
             }
         }
         if (first < last) {
@@ -422,6 +468,8 @@ done:
         free(ranges);
     if (cover != local_cells)
         free(cover);
+    if (alphas != local_alphas)
+        free(alphas);
     return rc;
 }
 
