@@ -4,8 +4,10 @@ Open a display with :func:`open` (``/dev/fbN`` or ``virtual:WxH[:FORMAT]``), dra
 NumPy memory in its native pixel format, and restore everything on close.
 """
 
+from ._displays import Display, displays
 from ._open import VirtualFramebuffer, open
 from .device import Framebuffer
+from .display_events import DisplayEvent
 from .errors import FramebufferError, ModeError, TouchError, UnsupportedFormatError
 from .modes import Mode, parse_mode
 from .pixelformat import FORMATS, PixelFormat, default_palette
@@ -21,6 +23,8 @@ __version__ = "0.1.0"
 __all__ = [
     "FORMATS",
     "Bitfield",
+    "Display",
+    "DisplayEvent",
     "FixScreenInfo",
     "Framebuffer",
     "FramebufferError",
@@ -36,6 +40,7 @@ __all__ = [
     "VirtualFramebuffer",
     "VirtualOptions",
     "default_palette",
+    "displays",
     "font",
     "open",
     "parse_mode",

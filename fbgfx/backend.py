@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ._ffi import detach
+from .display_events import DisplayEvents
 from .errors import FramebufferError
 from .modes import Mode
 from .screeninfo import FixScreenInfo, VarScreenInfo
@@ -39,11 +40,14 @@ class Backend(Protocol):
         fbdev: True when var, fix and the colour map are the device's own (``/dev/fbN``
             and its virtual model); False where the backend derives them from another
             model (DRM/KMS), so :class:`Framebuffer` does not hand them out as fbdev's.
+        display_events: Where a display whose monitor can come and go (DRM/KMS) posts
+            its changes; None where it cannot.
     """
 
     path: str
     shared: bool
     fbdev: bool
+    display_events: DisplayEvents | None
 
     @property
     def mode_list(self) -> Sequence[str | Mode] | None:
@@ -115,6 +119,11 @@ class Backend(Protocol):
         (:class:`fbgfx.drm.DrmInfo`); None on other backends."""
         ...
 
+    def follow(self) -> bool:
+        """Take on a size the display changed to by itself (a monitor plugged back in
+        at another size); True when it changed. :meth:`Framebuffer.refresh` calls it."""
+        ...
+
     def close(self) -> None:
         """Release the device; safe to call twice."""
         ...
@@ -123,9 +132,14 @@ class Backend(Protocol):
 class FbdevBackend:
     """What an fbdev-model backend (``/dev/fbN``, the virtual device) answers for the
     operations only a DRM/KMS backend has: no flips in flight, nothing to tell about
-    changed rectangles (the display scans the mapped memory), no DRM state."""
+    changed rectangles (the display scans the mapped memory), no DRM state, no
+    monitor that comes and goes."""
 
     fbdev = True
+    display_events: DisplayEvents | None = None
+
+    def follow(self) -> bool:
+        return False
 
     def check(self) -> None:
         return None

@@ -20,6 +20,7 @@ from PIL import Image
 
 from . import _restore
 from .backend import Backend, fbdev_only
+from .display_events import DisplayEvent
 from .errors import FramebufferError, ModeError
 from .modes import Mode, list_modes, resolve_mode_args
 from .pixelformat import PixelFormat, default_palette
@@ -360,15 +361,60 @@ class Framebuffer:
         return self._var.yres_virtual // max(self._var.yres, 1)
 
     def refresh(self) -> bool:
-        """Re-read var and fix from the device; remap memory if it moved.
+        """Re-read var and fix from the device; remap memory if it moved. On a ``drm:``
+        display whose monitor came back at another size, take that size on: from now
+        on :attr:`size`, :attr:`pixels` and new Screens are the new size.
 
         Returns:
             True when anything changed.
         """
         self._check_open()
         before = (self._var, self._fix)
+        self._device.follow()
         self._load()
         return before != (self._var, self._fix)
+
+    def display_events(self, timeout: float = 0.0) -> list[DisplayEvent]:
+        """What happened to the monitor since the last call: unplugged, back, back at
+        another size (:class:`fbgfx.DisplayEvent`), oldest first.
+
+        Call it from the thread that draws, e.g. once a frame. When an event says
+        ``"resized"``, this Framebuffer has taken the new size on before returning
+        (:meth:`refresh`): make a new :meth:`screen` and draw at :attr:`size`. Until
+        then the monitor shows the latest frame, top-left. Drawing and flipping never
+        raise because a monitor is gone; a display that cannot be unplugged
+        (``/dev/fbN``, ``virtual:``) has no events.
+
+        Args:
+            timeout: Seconds to wait for the first event (0: do not wait).
+
+        Returns:
+            The events, [] when nothing happened.
+        """
+        self._check_open()
+        queue = self._device.display_events
+        if queue is None:
+            return []
+        events = queue.take(timeout)
+        if any(e.kind == "resized" for e in events):
+            self.refresh()
+        return events
+
+    def on_display_change(self, callback: Callable[[DisplayEvent], object]) -> Callable[[], None]:
+        """Call ``callback(event)`` for each :class:`fbgfx.DisplayEvent` as it happens.
+
+        The callback runs on fbgfx's hotplug thread, not the program's: keep it short
+        and hand work to the drawing thread (a flag, a queue). The events are also
+        kept for :meth:`display_events`.
+
+        Returns:
+            A function that removes the callback again.
+        """
+        self._check_open()
+        queue = self._device.display_events
+        if queue is None:
+            return lambda: None
+        return queue.subscribe(callback)
 
     def snapshot(self) -> Image.Image:
         """The visible page as a PIL RGB image (reads video memory: slow on some hardware)."""

@@ -1,7 +1,7 @@
 """A fake DRM card (:class:`fbgfx.drm.CardLike`, as :class:`fbgfx.drm.Card`), for hardware-free tests.
 
-It models one connector, one encoder, one CRTC and one primary plane. Dumb buffers are
-bytearrays; ``map_pages`` returns one bytearray holding the buffers end to end, as
+It models connectors with an encoder, a CRTC and a primary plane each (one by
+default). Dumb buffers are bytearrays; ``map_pages`` returns one bytearray holding the buffers end to end, as
 the real mapping does, and :meth:`FakeCard.scanout` reads what the CRTC shows from it.
 Every call is logged by name in ``calls``.
 """
@@ -61,7 +61,15 @@ MODES = (
 
 
 class FakeCard:
-    """One display on one CRTC; the console's framebuffer on screen at first."""
+    """Displays on one card, one CRTC each; the console's framebuffer on the first at first.
+
+    ``heads`` connectors (``Virtual-1``, ``Virtual-2``...; ids 30, 31...) each have an
+    encoder (20, 21...) that can drive only its own CRTC (40, 41...) with its primary
+    plane (50, 51...), as virtio-gpu's outputs do. ``head_modes`` gives each its modes
+    (default: ``modes`` for all). :meth:`unplug` and :meth:`plug` change what a
+    connector reports; with ``strict_unplug`` the kernel refuses flips and CRTC
+    changes on a connector with nothing connected.
+    """
 
     def __init__(
         self,
@@ -74,16 +82,23 @@ class FakeCard:
         dirty: bool = True,
         crtc_on: bool = True,
         driver: str = "fake-drm",
+        heads: int = 1,
+        head_modes: Sequence[Sequence[DrmMode]] | None = None,
+        head_connected: Sequence[bool] | None = None,
+        path: str = "/dev/dri/card0",
+        strict_unplug: bool = False,
     ) -> None:
-        self.path = "/dev/dri/card0"
+        self.path = path
         self.driver_name = driver
         self.fd = 3
-        self.modes = tuple(modes)
-        self.connected = connected
+        self.heads = heads
+        self.head_modes = [tuple(m) for m in head_modes] if head_modes else [tuple(modes)] * heads
+        self.head_connected = list(head_connected) if head_connected else [connected] * heads
         self.master_error = master_error
         self.formats = tuple(formats)
         self.vram = vram
         self.dirty_supported = dirty
+        self.strict_unplug = strict_unplug
         self.calls: list[str] = []
         self.master = False
         self.dumbs: dict[int, tuple[int, int, int, int]] = {}  # handle -> (w, h, pitch, size)
@@ -91,11 +106,28 @@ class FakeCard:
         self.mappings: dict[int, tuple[bytearray, int]] = {}  # map offset -> (memory, start)
         self.events: list[tuple[int, int, int, int]] = []
         self.dirty_rects: list[list[tuple[int, int, int, int]]] = []
-        self.state = CrtcState(CRTC, CONSOLE_FB, 0, 0, self.modes[0]) if crtc_on else CrtcState(CRTC, 0, 0, 0, None)
+        self.states = {CRTC + i: CrtcState(CRTC + i, 0, 0, 0, None) for i in range(heads)}
+        if crtc_on:
+            self.states[CRTC] = CrtcState(CRTC, CONSOLE_FB, 0, 0, self.head_modes[0][0])
         self.setcrtc: list[tuple[int, int, int, int, tuple[int, ...], DrmMode | None]] = []
         self.flips: list[int] = []
+        self.flips_by_crtc: dict[int, list[int]] = {CRTC + i: [] for i in range(heads)}
+        self.probes = 0
         self._next = 100
         self._seq = 0
+
+    # compatibility with the one-display fake the older tests use
+    @property
+    def state(self) -> CrtcState:
+        return self.states[CRTC]
+
+    @property
+    def modes(self) -> tuple[DrmMode, ...]:
+        return self.head_modes[0]
+
+    @property
+    def connected(self) -> bool:
+        return self.head_connected[0]
 
     def _id(self) -> int:
         self._next += 1
@@ -103,6 +135,20 @@ class FakeCard:
 
     def _fail(self, err: int, doing: str) -> None:
         raise FramebufferError.from_errno(err, doing, self.path)
+
+    def _head_of_crtc(self, crtc_id: int) -> int:
+        return crtc_id - CRTC
+
+    # for tests: monitors that come and go
+    def unplug(self, head: int = 0) -> None:
+        """Nothing connected on connector ``head`` (what the kernel reports from now)."""
+        self.head_connected[head] = False
+
+    def plug(self, head: int = 0, modes: Sequence[DrmMode] | None = None) -> None:
+        """A monitor on connector ``head`` again, with ``modes`` (default: as before)."""
+        self.head_connected[head] = True
+        if modes is not None:
+            self.head_modes[head] = tuple(modes)
 
     # identity
     def driver(self) -> str:
@@ -127,39 +173,53 @@ class FakeCard:
 
     # mode objects
     def resources(self) -> tuple[list[int], list[int], list[int]]:
-        return [CRTC], [CONNECTOR], [ENCODER]
+        n = range(self.heads)
+        return [CRTC + i for i in n], [CONNECTOR + i for i in n], [ENCODER + i for i in n]
 
     def connector(self, connector_id: int, probe: bool = True) -> Connector:
+        if self.fd < 0:
+            self._fail(errno.EBADF, "reading a connector")
+        i = connector_id - CONNECTOR
+        self.probes += probe
+        on = self.head_connected[i]
+        lit = bool(self.states[CRTC + i].fb_id)
         return Connector(
-            CONNECTOR,
-            f"{CONNECTOR_TYPES[15]}-1",
-            self.connected,
-            self.modes if self.connected else (),
-            ENCODER if self.state.fb_id else 0,
-            (ENCODER,),
-            300,
-            200,
+            connector_id,
+            f"{CONNECTOR_TYPES[15]}-{i + 1}",
+            on,
+            self.head_modes[i] if on else (),
+            ENCODER + i if lit else 0,
+            (ENCODER + i,),
+            300 if on else 0,
+            200 if on else 0,
         )
 
     def encoder(self, encoder_id: int) -> Encoder:
-        return Encoder(ENCODER, CRTC if self.state.fb_id else 0, 1)
+        i = encoder_id - ENCODER
+        return Encoder(encoder_id, CRTC + i if self.states[CRTC + i].fb_id else 0, 1 << i)
 
     def crtc(self, crtc_id: int) -> CrtcState:
-        return self.state
+        return self.states[crtc_id]
 
     def set_crtc(
         self, crtc_id: int, fb_id: int, x: int, y: int, connectors: Sequence[int], mode: DrmMode | None
     ) -> None:
         self.calls.append("set_crtc")
+        if self.fd < 0:
+            self._fail(errno.EBADF, "setting the CRTC")
         if not self.master:
             self._fail(errno.EACCES, "setting the CRTC")
         if fb_id and fb_id not in self.fbs:
             self._fail(errno.ENOENT, "setting the CRTC")
+        if fb_id and self.strict_unplug and not self.head_connected[self._head_of_crtc(crtc_id)]:
+            self._fail(errno.EINVAL, "setting the CRTC")
         self.setcrtc.append((crtc_id, fb_id, x, y, tuple(connectors), mode))
-        self.state = CrtcState(crtc_id, fb_id, x, y, mode if fb_id else None)
+        self.states[crtc_id] = CrtcState(crtc_id, fb_id, x, y, mode if fb_id else None)
 
     def planes(self) -> list[Plane]:
-        return [Plane(PLANE, CRTC, self.state.fb_id, 1, self.formats)]
+        return [
+            Plane(PLANE + i, CRTC + i, self.states[CRTC + i].fb_id, 1 << i, self.formats) for i in range(self.heads)
+        ]
 
     # buffers
     def create_dumb(self, width: int, height: int, bpp: int) -> tuple[int, int, int]:
@@ -200,12 +260,19 @@ class FakeCard:
 
     def page_flip(self, crtc_id: int, fb_id: int, user_data: int) -> None:
         self.calls.append("page_flip")
-        if any(e[0] == 2 for e in self.events):
+        if self.fd < 0:
+            self._fail(errno.EBADF, "flipping pages")
+        if fb_id not in self.fbs:
+            self._fail(errno.ENOENT, "flipping pages")
+        if self.strict_unplug and not self.head_connected[self._head_of_crtc(crtc_id)]:
+            self._fail(errno.EINVAL, "flipping pages")
+        if any(e[0] == 2 and e[3] == crtc_id for e in self.events):
             self._fail(errno.EBUSY, "flipping pages")  # a flip is still in flight
         self.flips.append(fb_id)
+        self.flips_by_crtc[crtc_id].append(fb_id)
         self._seq += 1
         self.events.append((2, user_data, self._seq, crtc_id))
-        self.state = CrtcState(crtc_id, fb_id, 0, 0, self.state.mode)
+        self.states[crtc_id] = CrtcState(crtc_id, fb_id, 0, 0, self.states[crtc_id].mode)
 
     def dirty_fb(self, fb_id: int, rects: Sequence[tuple[int, int, int, int]]) -> None:
         self.calls.append("dirty_fb")
@@ -238,17 +305,17 @@ class FakeCard:
         self.fd = -1
 
     # for tests
-    def scanout(self) -> np.ndarray:
-        """The bytes of the framebuffer on the CRTC, (height, width * Bpp)."""
-        fb = self.state.fb_id
+    def scanout(self, crtc: int = CRTC) -> np.ndarray:
+        """The bytes of the framebuffer on a CRTC, (height, width * Bpp)."""
+        fb = self.states[crtc].fb_id
         w, h, code, handle, pitch = self.fbs[fb]
         memory, start = self.mappings[self.map_offset(handle)]
         bpp = 2 if code == "RG16" else 4
         rows = np.frombuffer(memory, np.uint8, count=pitch * h, offset=start).reshape(h, pitch)
         return rows[:, : w * bpp]
 
-    def fourcc_on_screen(self) -> str:
-        return self.fbs[self.state.fb_id][2]
+    def fourcc_on_screen(self, crtc: int = CRTC) -> str:
+        return self.fbs[self.states[crtc].fb_id][2]
 
 
-__all__ = ["MODES", "FakeCard", "fourcc_name", "make_mode"]
+__all__ = ["CONNECTOR", "CRTC", "MODES", "FakeCard", "fourcc_name", "make_mode"]

@@ -18,6 +18,7 @@ EXAMPLES = {
     "video.py": ["--frames", "20"],
     "bounce.py": ["--seconds", "1"],
     "dashboard.py": ["--seconds", "1"],
+    "monitors.py": ["--seconds", "1"],
     "paint.py": ["--touch", os.path.join(ROOT, "tests", "recordings", "ft5406-multitouch.evemu")],
 }
 

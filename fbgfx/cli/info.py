@@ -7,6 +7,7 @@ import dataclasses
 import json
 from typing import Any
 
+from .._displays import Display, displays
 from .._open import resolve
 from ..device import Framebuffer
 from ..drm import CardInfo, describe, find_cards, parse_spec, probe
@@ -19,6 +20,11 @@ __all__ = ["COMMAND", "drm_info_dict", "info_dict", "info_text"]
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print var, fix and format as JSON")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="list every display: each connector of each DRM card and each /dev/fbN, with the spec that opens it",
+    )
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
@@ -28,6 +34,13 @@ def run(args: argparse.Namespace, context: Context) -> int:
     (connected or not) and their modes, what each CRTC shows, the planes' formats;
     ``-d drm:`` with no card describes every card.
     """
+    if args.all:
+        found = displays()
+        if args.json:
+            print(json.dumps([d.asdict() for d in found], indent=2))
+        else:
+            print("\n".join(_display_lines(found)) if found else "no displays (no DRM card, no /dev/fbN)")
+        return 0
     target = drm_target(args)
     if target is not None:
         named, _ = parse_spec(resolve(args.device))
@@ -41,6 +54,18 @@ def run(args: argparse.Namespace, context: Context) -> int:
     with open_device(args, readonly=True) as fb:
         print(json.dumps(info_dict(fb), indent=2) if args.json else info_text(fb))
     return 0
+
+
+def _display_lines(found: list[Display]) -> list[str]:
+    lines = []
+    for d in found:
+        lines.append(d.label)
+        if d.modes:
+            lines.append(
+                "    modes: "
+                + ", ".join(f"{m.width}x{m.height}" + (f"@{m.refresh}" if m.refresh else "") for m in d.modes)
+            )
+    return lines
 
 
 def info_dict(fb: Framebuffer) -> dict[str, Any]:

@@ -30,6 +30,7 @@ __all__ = [
     "CONNECTOR_TYPES",
     "DRI_DIR",
     "DRM_MAJOR",
+    "SYSFS_DRM",
     "FOURCC_FORMATS",
     "Card",
     "CardInfo",
@@ -47,6 +48,8 @@ __all__ = [
 
 DRM_MAJOR = 226
 DRI_DIR = "/dev/dri"
+#: Where the kernel lists cards and connectors (``card0-HDMI-A-1``).
+SYSFS_DRM = "/sys/class/drm"
 
 # Connector type names as the kernel spells them in /sys/class/drm/card0-<name>-<n>.
 CONNECTOR_TYPES = (

@@ -7,8 +7,11 @@ What :class:`DrmDevice` does, in the terms of the fbdev model :class:`fbgfx.Fram
 drives (:class:`fbgfx.backend.Backend`):
 
 - At open it becomes DRM master (or raises :class:`~fbgfx.errors.FramebufferError`
-  saying which program holds the display), picks a connector, a mode and a CRTC,
-  saves what the CRTC shows, creates two dumb buffers and sets the CRTC to the first.
+  saying which program holds the display), picks a connector (or several: a mirror),
+  a mode and a CRTC each, saves what the CRTCs show, creates two dumb buffers and
+  sets the CRTCs to the first. Displays of one program on one card share the card's
+  descriptor and DRM master (:mod:`fbgfx.drm.shared`); each has its own CRTCs,
+  buffers and flips.
 - The two buffers are mapped end to end at one address, so the Framebuffer sees one
   memory of two pages (``yres_virtual`` = 2 pages, ``ypanstep`` = one page). A "pan"
   to the other page is a real page flip (``DRM_IOCTL_MODE_PAGE_FLIP`` with
@@ -23,16 +26,19 @@ drives (:class:`fbgfx.backend.Backend`):
   buffers freed. Anything else is a :class:`~fbgfx.errors.ModeError` listing the modes.
 - :meth:`DrmDevice.dirty` sends ``DIRTYFB`` with clip rectangles, which drivers that
   show a shadow copy (virtio-gpu, cirrus, SPI panels) need to show direct writes.
-- On close, on fatal signals and at exit (:mod:`fbgfx._restore`) the CRTC gets back
-  its framebuffer, mode and position; buffers are freed and master dropped.
+- Monitors come and go (:mod:`fbgfx.drm.hotplug`): a display whose monitor is gone
+  keeps drawing and flipping into its buffers (flips the kernel refuses are skipped);
+  when it comes back the CRTC is set again to the latest frame, at the same mode if
+  the monitor offers it, else at its preferred mode, and a
+  :class:`~fbgfx.display_events.DisplayEvent` says so.
+- On close, on fatal signals and at exit (:mod:`fbgfx._restore`) the CRTCs get back
+  their framebuffer, mode and position; buffers are freed and master dropped.
 """
 
 from __future__ import annotations
 
 import errno
-import math
 import os
-import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,7 +49,7 @@ import numpy as np
 from .. import _restore
 from .._ffi import lib
 from ..backend import fbdev_only
-from ..console import Console, find_vt
+from ..display_events import DisplayEvent, DisplayEvents
 from ..errors import FramebufferError, ModeError
 from ..modes import Mode
 from ..screeninfo import (
@@ -53,8 +59,12 @@ from ..screeninfo import (
     FixScreenInfo,
     VarScreenInfo,
 )
+from . import hotplug
+from .buffers import Buffers
 from .card import BY_FOURCC, FOURCC_FORMATS, Card, CardLike, Connector, CrtcState, DrmMode, Plane
-from .discovery import find_cards, find_display, parse_mode_option, parse_spec
+from .choose import encoder_crtc, mode_for_size, pick_connectors, pick_crtc, pick_modes, shared_modes
+from .discovery import find_cards, find_display, parse_spec
+from .shared import SharedCard
 
 __all__ = ["DIRTY_FULL_ROWS", "FLIP_TIMEOUT", "CardFactory", "DrmDevice", "DrmInfo"]
 
@@ -78,9 +88,10 @@ class DrmInfo:
     Attributes:
         card: The card's device path (``/dev/dri/card0``).
         driver: The kernel driver (``bochs-drm``, ``virtio_gpu``, ``vc4``).
-        connector: The connector's name (``HDMI-A-1``), ``connector_id`` its object id.
-        crtc_id, plane_id: The CRTC and primary plane (0 when not found) in use.
-        mode: The mode set on the CRTC.
+        connector: The connector's name (``HDMI-A-1``; a mirror's names joined by
+            commas), ``connector_id`` the (first) connector's object id.
+        crtc_id, plane_id: The (first) CRTC and primary plane (0 when not found) in use.
+        mode: The mode set on the (first) CRTC.
         fourcc: The buffers' format code (``"XR24"``).
         pages: Buffers to flip between (2, or 1 when the driver had no room).
         page: The buffer on screen (0 or 1), ``page_rows`` the row of ``fb.memory``
@@ -89,6 +100,11 @@ class DrmInfo:
         flips: Page flips queued since open; ``flip_events`` their completion events
             read so far (one per flip).
         plane_formats: The formats the primary plane scans out.
+        connected: A monitor is connected (to at least one connector of a mirror), as
+            the last hotplug event or flip found; it follows an unplug within a second
+            or two.
+        connectors: Each connector's name.
+        crtc_ids: Each connector's CRTC.
     """
 
     card: str
@@ -106,43 +122,54 @@ class DrmInfo:
     flips: int
     flip_events: int
     plane_formats: tuple[str, ...]
+    connected: bool = True
+    connectors: tuple[str, ...] = ()
+    crtc_ids: tuple[int, ...] = ()
 
 
-class _Buffers:
-    """The dumb buffers of one mode, mapped end to end, and their framebuffer ids."""
+class _Head:
+    """One connector of a display, the CRTC that drives it and what it showed before."""
 
-    def __init__(self) -> None:
-        self.handles: list[int] = []
-        self.fb_ids: list[int] = []
-        self.width = self.height = self.rows = self.pitch = self.size = 0
-        self.fourcc = "XR24"
-        self.bpp = 32
-        self.memory: Any = None
-        self.addr = 0
+    def __init__(self, connector: Connector, crtc_id: int, crtc_index: int, mode: DrmMode) -> None:
+        self.connector = connector
+        self.crtc_id = crtc_id
+        self.crtc_index = crtc_index
+        self.mode = mode
+        self.connected = connector.connected
+        self.lit = False  # the CRTC shows this display's buffers
+        self.plane_id = 0
+        self.saved: CrtcState | None = None
+        self.saved_connectors: list[int] = []
 
-    @property
-    def pages(self) -> int:
-        return len(self.fb_ids)
+
+def _connector_names(text: str | None) -> list[str]:
+    return [n.strip() for n in (text or "").split(",") if n.strip()]
 
 
 class DrmDevice:
     """A display driven through DRM/KMS: the :class:`fbgfx.backend.Backend` of ``drm:``.
 
     Args:
-        card: An open :class:`Card` (tests pass a fake :class:`CardLike`). It is
-            closed with the device.
+        card: An open :class:`Card` (tests pass a fake :class:`CardLike`), or the
+            :class:`~fbgfx.drm.shared.SharedCard` other displays of this program use.
+            It is closed with the last display on it.
         path: The spec as the user named it, for messages.
-        connector: A connector name (``HDMI-A-1``); default: the first connected one.
-        mode: ``"WxH"`` or ``"WxH@HZ"``, one of the connector's modes; default: the
-            preferred mode.
+        connector: A connector name (``HDMI-A-1``), or several joined by commas to show
+            one picture on each (a mirror); default: the first connected connector this
+            program does not show on yet.
+        mode: ``"WxH"`` or ``"WxH@HZ"``, one of the connector's modes (of every
+            connector, for a mirror); default: the preferred mode (a mirror: the largest
+            size all its connectors offer).
         format: ``"XRGB8888"`` (default) or another of :data:`FOURCC_FORMATS` the
             plane scans out (``"RGB565"`` halves the memory written per frame).
         console: Switch the VT to graphics mode while the device is open (True), or not.
 
     Raises:
         FramebufferError: Another program owns the display, no connected connector,
-            no dumb buffers, or the kernel refused the buffers or the CRTC.
-        ModeError: ``mode`` is not one of the connector's modes (the message lists them).
+            the connector is already open in this program (``EBUSY``), no dumb buffers,
+            or the kernel refused the buffers or the CRTC.
+        ModeError: ``mode`` is not one of the connector's modes, or a mirror's
+            connectors share none (the message lists them).
     """
 
     #: No other process changes what this device shows while it is DRM master.
@@ -152,7 +179,7 @@ class DrmDevice:
 
     def __init__(
         self,
-        card: CardLike,
+        card: CardLike | SharedCard,
         path: str,
         *,
         connector: str | None = None,
@@ -160,42 +187,51 @@ class DrmDevice:
         format: str | None = None,
         console: bool = True,
     ) -> None:
-        self.card = card
+        self.shared_card = card if isinstance(card, SharedCard) else SharedCard.for_card(card)
+        self.card: CardLike = self.shared_card.card
         self.path = path
+        #: Monitor changes for :meth:`fbgfx.Framebuffer.display_events`.
+        self.display_events: DisplayEvents | None = DisplayEvents()
+        self.heads: list[_Head] = []
         self._closed = False
-        self._pid = os.getpid()  # a forked child only closes its descriptors (see close)
-        self._buffers: _Buffers | None = None
-        self._front = 0
-        self._pending: int | None = None  # user_data of the flip in flight
+        self._pid = os.getpid()  # a forked child only lets go of its descriptors (see close)
+        self._buffers: Buffers | None = None  # what the program draws in
+        self._shown: Buffers | None = None  # what the CRTCs show: the same, or a copy at another size
+        self._pending: set[int] = set()  # tokens of the flips in flight
         self._flips = 0
         self._events = 0
         self._blanked = False
         self._dirty_ok = True
-        self._saved: CrtcState | None = None
-        self._saved_connectors: list[int] = []
-        self._console: Console | None = None
+        self._watched = False
         try:
-            self._open(connector, mode, format, console)
+            self._open(_connector_names(connector), mode, format, console)
         except BaseException:
             self._teardown()
             raise
 
     @classmethod
-    def open(cls, spec: str, *, console: bool = True) -> DrmDevice:
-        """Open a ``drm:`` spec (see :func:`parse_spec`)."""
+    def open(cls, spec: str, *, console: bool = True, opener: CardFactory = Card) -> DrmDevice:
+        """Open a ``drm:`` spec (see :func:`parse_spec`); with no card named, the card
+        that has the connector named, else the first with a connected display this
+        program does not show on yet."""
         path, options = parse_spec(spec)
+        names = _connector_names(options.get("connector"))
         if path is None:
-            path = find_display()
+            busy = {(s.key or "", n) for s in SharedCard.open_cards() for n in s.connector_names()}
+            path = find_display(connector=names[0] if names else None, skip=busy)
+            if path is None and busy:
+                path = find_display()  # every display is open already: the card says so (EBUSY)
             if path is None:
                 cards = find_cards()
+                what = f"no DRM card has a connector {names[0]}" if names else "no DRM card with a connected display"
                 raise FramebufferError(
                     errno.ENOENT,
-                    "no DRM card with a connected display"
-                    + (f" (cards: {', '.join(cards)})" if cards else " (no /dev/dri/card*: no DRM driver loaded)"),
+                    what + (f" (cards: {', '.join(cards)})" if cards else " (no /dev/dri/card*: no DRM driver loaded)"),
                     spec,
                 )
+        shared = SharedCard.for_path(path, opener)
         return cls(
-            Card(path),
+            shared,
             spec,
             connector=options.get("connector"),
             mode=options.get("mode"),
@@ -205,8 +241,8 @@ class DrmDevice:
 
     # -- opening -------------------------------------------------------------------------------
 
-    def _open(self, connector_name: str | None, mode_text: str | None, fmt: str | None, console: bool) -> None:
-        card = self.card
+    def _open(self, names: list[str], mode_text: str | None, fmt: str | None, console: bool) -> None:
+        card, shared = self.card, self.shared_card
         self.driver = card.driver()
         try:
             has_dumb = card.get_cap(lib.DRM_CAP_DUMB_BUFFER)
@@ -214,110 +250,63 @@ class DrmDevice:
             has_dumb = 0
         if not has_dumb:
             raise FramebufferError(errno.ENOTSUP, f"the {self.driver} driver has no dumb buffers to draw in", self.path)
-        self._take_master()
+        shared.join(self, console=console)
         crtcs, conns, _ = card.resources()
         self._crtc_ids = crtcs
         connectors = [card.connector(c) for c in conns]
-        self.connector = self._pick_connector(connectors, connector_name)
-        self.mode_choices = list(self.connector.modes)
-        #: The connector's modes, as ``fb.modes()`` lists them.
-        self.mode_list: list[Mode] = [m.to_mode() for m in self.mode_choices]
-        if not self.mode_choices:
-            raise FramebufferError(errno.ENODEV, f"connector {self.connector.name} lists no modes", self.path)
-        mode = self._pick_mode(mode_text)
-        self.crtc_id = self._pick_crtc(connectors)
-        self._crtc_index = crtcs.index(self.crtc_id)
+        with shared.lock:
+            chosen = pick_connectors(connectors, names, shared.connector_names(), self.path)
+            for c in chosen:
+                if not c.modes:
+                    raise FramebufferError(errno.ENODEV, f"connector {c.name} lists no modes", self.path)
+            modes = pick_modes(chosen, mode_text, self.path)
+            taken = set(shared.crtcs)
+            for conn, m in zip(chosen, modes):
+                crtc = pick_crtc(card, conn, crtcs, connectors, taken, self.path)
+                taken.add(crtc)
+                self.heads.append(_Head(conn, crtc, crtcs.index(crtc), m))
+            for h in self.heads:
+                shared.crtcs[h.crtc_id] = self
+                shared.connectors[h.connector.id] = (h.connector.name, self)
+        self._update_mode_choices()
         self.planes = self._planes()
         name = (fmt or "XRGB8888").upper()
         self._check_format(name)
-        self._saved = card.crtc(self.crtc_id)
-        self._saved_connectors = [
-            c.id for c in connectors if c.encoder_id and self._encoder_crtc(c.encoder_id) == self.crtc_id
-        ]
-        if console:
-            # Graphics mode before the CRTC is ours, so it is restored after it.
-            self._console = Console(find_vt(), owns=True)
-            self._console.graphics()
+        for h in self.heads:
+            h.saved = card.crtc(h.crtc_id)
+            h.saved_connectors = [
+                c.id for c in connectors if c.encoder_id and encoder_crtc(card, c.encoder_id) == h.crtc_id
+            ]
         _restore.register(self, self._restore_crtc)
-        self._buffers = self._make_buffers(mode, name)
-        self._show(self._buffers, mode)
-        self.mode = mode
-        self.plane_id = next((p.id for p in self._planes() if p.fb_id in self._buffers.fb_ids), 0)
+        self._buffers = self._shown = Buffers.make(card, self.heads[0].mode, name, self.path)
+        with shared.lock:
+            for h in self.heads:
+                self._light(h, self._buffers)
+        self.mode = self.heads[0].mode
+        self._find_planes(self._buffers)
+        hotplug.watch(self)
+        self._watched = True
 
-    def _take_master(self) -> None:
-        try:
-            self.card.set_master()
-        except FramebufferError as e:
-            if e.errno in (errno.EBUSY, errno.EACCES, errno.EPERM):
-                raise FramebufferError(
-                    e.errno,
-                    "another program owns this display (it is DRM master): a desktop (X, a Wayland compositor), "
-                    "a display manager or another fbgfx program. Stop it, or switch to a text console "
-                    "(Ctrl+Alt+F3) and run there; fbgfx never draws into a buffer nobody sees",
-                    self.path,
-                ) from None
-            raise
+    def _update_mode_choices(self) -> None:
+        self.mode_choices = shared_modes([h.connector for h in self.heads])
+        #: The connector's modes (a mirror's: those all its connectors offer), as
+        #: ``fb.modes()`` lists them.
+        self.mode_list: list[Mode] = [m.to_mode() for m in self.mode_choices]
 
-    def _pick_connector(self, connectors: list[Connector], name: str | None) -> Connector:
-        listing = (
-            ", ".join(f"{c.name} ({'connected' if c.connected else 'disconnected'})" for c in connectors) or "none"
-        )
-        if name is not None:
-            for c in connectors:
-                if c.name == name:
-                    if not c.connected and not c.modes:
-                        raise FramebufferError(errno.ENODEV, f"connector {name} has no display connected", self.path)
-                    return c
-            raise FramebufferError(errno.ENODEV, f"no connector {name!r}; connectors: {listing}", self.path)
-        for c in connectors:
-            if c.connected and c.modes:
-                return c
-        raise FramebufferError(errno.ENODEV, f"no connected display; connectors: {listing}", self.path)
+    @property
+    def connector(self) -> Connector:
+        """The (first) connector."""
+        return self.heads[0].connector
 
-    def _pick_mode(self, text: str | None) -> DrmMode:
-        modes = self.mode_choices
-        if text is None:
-            return next((m for m in modes if m.preferred), modes[0])
-        w, h, hz = parse_mode_option(text)
-        for m in modes:
-            if (m.hdisplay, m.vdisplay) == (w, h) and (hz is None or m.vrefresh == hz):
-                return m
-        raise ModeError(
-            errno.EINVAL,
-            f"{text} is not a mode of {self.connector.name}; its modes: {self._mode_listing()}",
-            self.path,
-            {"xres": w, "yres": h},
-        )
+    @property
+    def crtc_id(self) -> int:
+        """The (first) connector's CRTC."""
+        return self.heads[0].crtc_id
 
-    def _mode_listing(self) -> str:
-        seen: list[str] = []
-        for m in self.mode_choices:
-            if str(m) not in seen:
-                seen.append(str(m))
-        return ", ".join(seen)
-
-    def _encoder_crtc(self, encoder_id: int) -> int:
-        try:
-            return int(self.card.encoder(encoder_id).crtc_id)
-        except FramebufferError:
-            return 0
-
-    def _pick_crtc(self, connectors: list[Connector]) -> int:
-        conn = self.connector
-        if conn.encoder_id:
-            crtc = self._encoder_crtc(conn.encoder_id)
-            if crtc:
-                return crtc
-        busy = {self._encoder_crtc(c.encoder_id) for c in connectors if c.id != conn.id and c.encoder_id}
-        for enc_id in conn.encoders:
-            try:
-                enc = self.card.encoder(enc_id)
-            except FramebufferError:
-                continue
-            for index, crtc in enumerate(self._crtc_ids):
-                if enc.possible_crtcs & (1 << index) and crtc not in busy:
-                    return int(crtc)
-        raise FramebufferError(errno.ENODEV, f"no CRTC can drive connector {conn.name}", self.path)
+    @property
+    def plane_id(self) -> int:
+        """The (first) CRTC's primary plane (0 when not found)."""
+        return self.heads[0].plane_id
 
     def _planes(self) -> list[Plane]:
         try:
@@ -325,9 +314,15 @@ class DrmDevice:
         except FramebufferError:
             return []
 
+    def _find_planes(self, bufs: Buffers) -> None:
+        planes = self._planes()
+        for h in self.heads:
+            bit = 1 << h.crtc_index
+            h.plane_id = next((p.id for p in planes if p.fb_id in bufs.fb_ids and p.possible_crtcs & bit), h.plane_id)
+
     def plane_formats(self) -> tuple[str, ...]:
-        """The formats the planes that can show on this CRTC scan out."""
-        bit = 1 << self._crtc_index
+        """The formats the planes that can show on this display's (first) CRTC scan out."""
+        bit = 1 << self.heads[0].crtc_index
         found: list[str] = []
         for p in self.planes:
             if p.possible_crtcs & bit:
@@ -347,80 +342,27 @@ class DrmDevice:
                 self.path,
             )
 
-    # -- buffers ------------------------------------------------------------------------------------
+    def _light(self, head: _Head, bufs: Buffers, mode: DrmMode | None = None) -> None:
+        """Show ``bufs``' front page on ``head`` (hold the card's lock)."""
+        mode = mode or head.mode
+        self.card.set_crtc(head.crtc_id, bufs.fb_ids[bufs.front], 0, 0, [head.connector.id], mode)
+        head.mode, head.lit = mode, True
 
-    def _make_buffers(self, mode: DrmMode, name: str) -> _Buffers:
-        """Two buffers for ``mode`` (one when the driver has no room for two)."""
-        code, bpp = FOURCC_FORMATS[name][0], FOURCC_FORMATS[name][1]
-        bufs = _Buffers()
-        bufs.width, bufs.height, bufs.fourcc, bufs.bpp = mode.hdisplay, mode.vdisplay, code, bpp
-        page = os.sysconf("SC_PAGE_SIZE")
+    def _light_if_there(self, head: _Head, bufs: Buffers, mode: DrmMode | None = None) -> None:
+        """:meth:`_light`, where a refusal because the monitor is gone only leaves the
+        head dark until it is back."""
         try:
-            rows = bufs.height
-            handle, pitch, size = self.card.create_dumb(bufs.width, rows, bpp)
-            if size % page or size % pitch:
-                # Rows padded so that a buffer is a whole number of memory pages: the
-                # buffers then sit end to end in one mapping, a whole number of rows apart.
-                self.card.destroy_dumb(handle)
-                rows = _padded_rows(bufs.height, pitch, page)
-                handle, pitch, size = self.card.create_dumb(bufs.width, rows, bpp)
-            bufs.handles.append(handle)
-            bufs.pitch, bufs.size, bufs.rows = pitch, size, size // max(pitch, 1)
-            try:
-                handle, pitch, size = self.card.create_dumb(bufs.width, rows, bpp)
-            except FramebufferError as e:
-                if e.errno not in (errno.ENOMEM, errno.ENOSPC, errno.E2BIG):
-                    raise
-                # No room for a second page (a small VRAM at a large mode): one page,
-                # which Screen shows by copying.
-            else:
-                if (pitch, size) == (bufs.pitch, bufs.size):
-                    bufs.handles.append(handle)
-                else:
-                    self.card.destroy_dumb(handle)
-            if bufs.size % page or bufs.size % bufs.pitch:
-                raise FramebufferError(
-                    errno.EINVAL,
-                    f"the driver made a {bufs.size}-byte buffer for {bufs.pitch}-byte "
-                    "rows, which cannot be mapped page by page",
-                    self.path,
-                )
-            for handle in bufs.handles:
-                bufs.fb_ids.append(self.card.add_fb2(bufs.width, bufs.height, code, handle, bufs.pitch))
-            offsets = [self.card.map_offset(h) for h in bufs.handles]
-            bufs.memory, bufs.addr = self.card.map_pages(offsets, bufs.size)
-        except BaseException:
-            self._free(bufs)
-            raise
-        return bufs
-
-    def _free(self, bufs: _Buffers) -> None:
-        """Forget a set of buffers: views of them stay valid but show nothing."""
-        steps: list[tuple[str, Callable[[Any], None], Any]] = []
-        if bufs.addr:
-            steps.append(("mapping", self._detach, bufs))
-        steps += [("framebuffer", self.card.rm_fb, f) for f in bufs.fb_ids]
-        steps += [("buffer", self.card.destroy_dumb, h) for h in bufs.handles]
-        for what, step, arg in steps:
-            try:
-                step(arg)
-            except OSError as e:
-                warnings.warn(f"fbgfx: could not free a {what} on {self.path}: {e}", RuntimeWarning, stacklevel=3)
-        bufs.fb_ids, bufs.handles, bufs.addr = [], [], 0
-
-    def _detach(self, bufs: _Buffers) -> None:
-        self.card.detach(bufs.addr, bufs.size * len(bufs.handles))
-
-    def _show(self, bufs: _Buffers, mode: DrmMode) -> None:
-        self._wait_pending()
-        self.card.set_crtc(self.crtc_id, bufs.fb_ids[0], 0, 0, [self.connector.id], mode)
-        self._front = 0
+            self._light(head, bufs, mode)
+        except FramebufferError:
+            if self._still_connected(head):
+                raise
+            head.mode, head.lit = mode or head.mode, False
 
     # -- Backend: screen info -------------------------------------------------------------------
 
     def get_var(self) -> VarScreenInfo:
         bufs = self._bufs()
-        return self._var_for(self.mode, bufs.fourcc, bufs.rows, bufs.pages).replace(yoffset=self._front * bufs.rows)
+        return self._var_for(self.mode, bufs.fourcc, bufs.rows, bufs.pages).replace(yoffset=bufs.front * bufs.rows)
 
     def _var_for(self, mode: DrmMode, code: str, rows: int, pages: int) -> VarScreenInfo:
         name = BY_FOURCC[code]
@@ -459,7 +401,8 @@ class DrmDevice:
         )
 
     def put_var(self, var: VarScreenInfo) -> VarScreenInfo:
-        """Test (``FB_ACTIVATE_TEST``) or set a mode: one of the connector's modes."""
+        """Test (``FB_ACTIVATE_TEST``) or set a mode: one of the connector's modes (a
+        size every connector of a mirror offers)."""
         bufs = self._bufs()
         mode = self._mode_for(var)
         name = self._format_for(var, bufs)
@@ -472,21 +415,28 @@ class DrmDevice:
             want = self._var_for(mode, FOURCC_FORMATS[name][0], rows, 2)
             self._check_virtual(var, want)
             return want
-        if (mode, FOURCC_FORMATS[name][0]) == (self.mode, bufs.fourcc):
+        if (mode, FOURCC_FORMATS[name][0]) == (self.mode, bufs.fourcc) and self._shown is bufs:
             self._check_virtual(var, self.get_var())
             if var.yoffset != self.get_var().yoffset:
                 self.pan(var)
             return self.get_var()
-        new = self._make_buffers(mode, name)
-        try:
-            self._show(new, mode)
-        except BaseException:
-            self._free(new)
-            raise
-        old, self._buffers, self.mode = self._buffers, new, mode
-        if old is not None:
-            self._free(old)
-        self.plane_id = next((p.id for p in self._planes() if p.fb_id in new.fb_ids), self.plane_id)
+        modes = [mode] + [mode_for_size(h.connector, mode.hdisplay, mode.vdisplay) or mode for h in self.heads[1:]]
+        new = Buffers.make(self.card, mode, name, self.path)
+        self._wait_pending()
+        with self.shared_card.lock:
+            try:
+                self._bufs()
+                for h, m in zip(self.heads, modes):
+                    self._light_if_there(h, new, m)
+            except BaseException:
+                new.free(self.card, self.path)
+                raise
+            old, shown = self._buffers, self._shown
+            self._buffers = self._shown = new
+            self.mode = mode
+            for stale in {id(b): b for b in (old, shown) if b is not None}.values():
+                stale.free(self.card, self.path)
+        self._find_planes(new)
         return self.get_var()
 
     def _mode_for(self, var: VarScreenInfo) -> DrmMode:
@@ -495,14 +445,23 @@ class DrmDevice:
         for m in self.mode_choices:
             if (m.hdisplay, m.vdisplay) == (var.xres, var.yres):
                 return m
+        names = " and ".join(h.connector.name for h in self.heads)
+        what = f"a mode of {names}; its modes" if len(self.heads) == 1 else f"a mode {names} all offer; they share"
         raise ModeError(
             errno.EINVAL,
-            f"{var.xres}x{var.yres} is not a mode of {self.connector.name}; its modes: {self._mode_listing()}",
+            f"{var.xres}x{var.yres} is not {what}: {self._mode_listing()}",
             self.path,
             {"xres": var.xres, "yres": var.yres},
         )
 
-    def _format_for(self, var: VarScreenInfo, bufs: _Buffers) -> str:
+    def _mode_listing(self) -> str:
+        seen: list[str] = []
+        for m in self.mode_choices:
+            if str(m) not in seen:
+                seen.append(str(m))
+        return ", ".join(seen)
+
+    def _format_for(self, var: VarScreenInfo, bufs: Buffers) -> str:
         current = BY_FOURCC[bufs.fourcc]
         if var.bits_per_pixel in (0, bufs.bpp):
             return current
@@ -532,8 +491,10 @@ class DrmDevice:
     # -- Backend: operations ------------------------------------------------------------------------
 
     def pan(self, var: VarScreenInfo) -> None:
-        """Flip to the page at ``var.yoffset``: queued with a completion event; returns
-        once queued (after the previous flip's event)."""
+        """Flip to the page at ``var.yoffset``: queued with a completion event on each
+        lit CRTC; returns once queued (after the previous flip's events). A CRTC whose
+        monitor is gone and whose flip the kernel refuses is skipped: the frame waits
+        in the buffer for the monitor's return."""
         bufs = self._bufs()
         if var.xoffset or var.yoffset % max(bufs.rows, 1) or var.yoffset // max(bufs.rows, 1) >= bufs.pages:
             raise FramebufferError(
@@ -543,47 +504,95 @@ class DrmDevice:
             )
         page = var.yoffset // bufs.rows
         self._wait_pending()
-        if page == self._front:
+        with self.shared_card.lock:
+            bufs = self._bufs()
+            if page == bufs.front:
+                return
+            if self._blanked:
+                bufs.front = page  # shown when unblanked
+                return
+            shown = self._shown
+            if shown is not bufs and shown is not None:
+                bufs.front = page  # a monitor back at another size shows a copy until the program follows
+                shown.copy_from(bufs, page)
+                self._dirty_all(shown)
+                return
+            tokens: set[int] = set()
+            try:
+                for head in self.heads:
+                    if head.lit:
+                        self._flip(head, bufs.fb_ids[page], tokens)
+            finally:
+                if tokens:
+                    self._flips += 1
+                    self._pending = tokens
+            bufs.front = page
+
+    def _flip(self, head: _Head, fb_id: int, tokens: set[int]) -> None:
+        token = self.shared_card.token()
+        try:
+            self.card.page_flip(head.crtc_id, fb_id, token)
+        except FramebufferError:
+            if self._still_connected(head):
+                raise
+            head.lit = False  # lit again, at the latest frame, when the monitor is back
             return
-        if self._blanked:
-            self._front = page  # shown when unblanked
-            return
-        self._flips += 1
-        self.card.page_flip(self.crtc_id, bufs.fb_ids[page], self._flips)
-        self._pending = self._flips
-        self._front = page
+        tokens.add(token)
+
+    def _still_connected(self, head: _Head) -> bool:
+        try:
+            head.connected = self.card.connector(head.connector.id, probe=False).connected
+        except OSError:
+            head.connected = False
+        return head.connected
 
     def wait_flip(self, timeout: float = FLIP_TIMEOUT) -> bool:
-        """Wait until the last queued flip is on screen (its event arrived).
+        """Wait until the last queued flip is on screen (its events arrived).
 
         Returns:
             True when a flip was in flight, False when none was.
         """
-        if self._pending is None:
+        if not self._pending:
             return False
         self._wait_pending(timeout)
         return True
 
     def _wait_pending(self, timeout: float = FLIP_TIMEOUT) -> None:
-        deadline = time.monotonic() + timeout
-        while self._pending is not None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self._pending = None
-                raise FramebufferError(errno.ETIMEDOUT, f"no page-flip event within {timeout:g} s", self.path)
-            for kind, user_data, _seq, _crtc in self.card.read_events(left):
-                if kind == lib.DRM_EVENT_FLIP_COMPLETE:
-                    self._events += 1
-                    if user_data == self._pending:
-                        self._pending = None
+        # Taken in one step, so that two threads (a flip and a close) never wait for
+        # the same events: one waits, the other goes on.
+        pending, self._pending = self._pending, set()
+        if not pending:
+            return
+        left = self.shared_card.wait_flips(pending, timeout)
+        if not left:
+            self._events += 1
+            return
+        self.shared_card.cancel(left)  # count them done if their events come late
+        if all(self._still_connected(h) for h in self.heads):
+            raise FramebufferError(errno.ETIMEDOUT, f"no page-flip event within {timeout:g} s", self.path)
+        # a monitor went: its CRTC may never finish the flip; the frame is in the buffer
 
     def dirty(self, rects: Sequence[tuple[int, int, int, int]] | None = None) -> None:
         """Tell the driver which rectangles (x0, y0, x1, y1) of the page on screen were
         written (``DIRTYFB``); None: all of it. A no-op where the driver scans out
         the buffer itself."""
-        if not self._dirty_ok or self._blanked:
+        with self.shared_card.lock:
+            bufs = self._bufs()
+            if self._blanked:
+                return
+            shown = self._shown
+            if shown is not bufs and shown is not None:
+                shown.copy_from(bufs, bufs.front)
+                self._dirty_all(shown)
+                return
+            self._dirty(bufs, rects)
+
+    def _dirty_all(self, bufs: Buffers) -> None:
+        self._dirty(bufs, None)
+
+    def _dirty(self, bufs: Buffers, rects: Sequence[tuple[int, int, int, int]] | None) -> None:
+        if not self._dirty_ok:
             return
-        bufs = self._bufs()
         w, h = bufs.width, bufs.height
         clips = [(max(0, x0), max(0, y0), min(w, x1), min(h, y1)) for x0, y0, x1, y1 in (rects or [(0, 0, w, h)])]
         clips = [c for c in clips if c[0] < c[2] and c[1] < c[3]]
@@ -596,7 +605,7 @@ class DrmDevice:
                 (min(c[0] for c in clips), min(c[1] for c in clips), max(c[2] for c in clips), max(c[3] for c in clips))
             ]
         try:
-            self.card.dirty_fb(bufs.fb_ids[self._front], clips)
+            self.card.dirty_fb(bufs.fb_ids[bufs.front], clips)
         except FramebufferError as e:
             if e.errno not in (errno.ENOSYS, errno.EINVAL, errno.ENOTTY, errno.EOPNOTSUPP):
                 raise
@@ -609,22 +618,30 @@ class DrmDevice:
         raise fbdev_only("a colour map (palette)", self.path)
 
     def blank(self, level: int) -> bool:
-        """Blank by turning the CRTC off; unblank by showing the front page again."""
-        bufs = self._bufs()
+        """Blank by turning the CRTCs off; unblank by showing the front page again."""
+        self._bufs()
         self._wait_pending()
-        if level and not self._blanked:
-            self.card.set_crtc(self.crtc_id, 0, 0, 0, [], None)
-            self._blanked = True
-        elif not level and self._blanked:
-            self.card.set_crtc(self.crtc_id, bufs.fb_ids[self._front], 0, 0, [self.connector.id], self.mode)
-            self._blanked = False
+        with self.shared_card.lock:
+            shown = self._shown
+            if shown is None:
+                self._bufs()
+                return True
+            if level and not self._blanked:
+                for h in self.heads:
+                    self.card.set_crtc(h.crtc_id, 0, 0, 0, [], None)
+                    h.lit = False
+                self._blanked = True
+            elif not level and self._blanked:
+                for h in self.heads:
+                    self._light_if_there(h, shown)
+                self._blanked = False
         return True
 
     def wait_for_vsync(self) -> None:
         """Wait for the flip in flight, else for the next vertical blank."""
         if self.wait_flip():
             return
-        self.card.wait_vblank(self._crtc_index)
+        self.card.wait_vblank(self.heads[0].crtc_index)
 
     def map(self, length: int) -> Any:
         bufs = self._bufs()
@@ -643,87 +660,184 @@ class DrmDevice:
     def drm_info(self) -> DrmInfo:
         """What ``fb.drm`` returns."""
         bufs = self._bufs()
+        names = tuple(h.connector.name for h in self.heads)
         return DrmInfo(
-            card=getattr(self.card, "path", ""),
+            card=self.card.path,
             driver=self.driver,
-            connector=self.connector.name,
+            connector=",".join(names),
             connector_id=self.connector.id,
             crtc_id=self.crtc_id,
             plane_id=self.plane_id,
             mode=self.mode,
             fourcc=bufs.fourcc,
             pages=bufs.pages,
-            page=self._front,
+            page=bufs.front,
             page_rows=bufs.rows,
             fb_ids=tuple(bufs.fb_ids),
             flips=self._flips,
             flip_events=self._events,
             plane_formats=self.plane_formats(),
+            connected=any(h.connected for h in self.heads),
+            connectors=names,
+            crtc_ids=tuple(h.crtc_id for h in self.heads),
         )
+
+    # -- monitors that come and go ------------------------------------------------------------
+
+    def reprobe(self, probe: bool = True) -> None:
+        """Read the connectors again and act on what changed (the hotplug watcher calls
+        it on each DRM uevent): a monitor gone is noted; one back is lit again with the
+        latest frame. Posts a :class:`DisplayEvent` for each change."""
+        posts: list[DisplayEvent] = []
+        with self.shared_card.lock:
+            if self._closed or self._buffers is None:
+                return
+            back: list[_Head] = []
+            for head in self.heads:
+                try:
+                    conn = self.card.connector(head.connector.id, probe)
+                except OSError:
+                    continue
+                if not probe and conn.connected != head.connected:
+                    try:
+                        conn = self.card.connector(head.connector.id, True)  # changed: read its modes
+                    except OSError:
+                        continue
+                was, head.connected = head.connected, conn.connected
+                if conn.modes:
+                    head.connector = conn
+                if was and not conn.connected:
+                    posts.append(self._event("disconnected", head))
+                elif conn.connected and (not was or not head.lit) and not self._blanked:
+                    back.append(head)
+            if back:
+                self._update_mode_choices()
+                posts += self._relight(back)
+        queue = self.display_events
+        for event in posts:
+            if queue is not None:
+                queue.post(event)
+
+    def _relight(self, back: list[_Head]) -> list[DisplayEvent]:
+        """Light the heads whose monitor is back (hold the card's lock)."""
+        shown, bufs = self._shown, self._buffers
+        if shown is None or bufs is None:
+            return []
+        connected = [h for h in self.heads if h.connected]
+        size = (shown.width, shown.height)
+        if all(mode_for_size(h.connector, *size) for h in connected):
+            events = []
+            for h in back:
+                same = h.mode if h.mode in h.connector.modes else mode_for_size(h.connector, *size)
+                try:
+                    self._light(h, shown, same)
+                except OSError as e:
+                    h.lit = False
+                    _warn(f"could not show the display on {h.connector.name} again: {e}")
+                    continue
+                events.append(self._event("connected", h))
+            return events
+        # Back at another size: a new set of buffers at the new mode shows the latest
+        # frame (top-left) until the program follows (fb.display_events() / refresh()).
+        try:
+            modes = pick_modes([h.connector for h in connected], None, self.path)
+            new = Buffers.make(self.card, modes[0], BY_FOURCC[bufs.fourcc], self.path)
+        except OSError as e:
+            _warn(f"could not show the display at its new size: {e}")
+            return []
+        new.copy_from(bufs, bufs.front)
+        for h, m in zip(connected, modes):
+            try:
+                self._light(h, new, m)
+            except OSError as e:
+                h.lit = False
+                _warn(f"could not show the display on {h.connector.name} again: {e}")
+        if shown is not bufs:
+            shown.free(self.card, self.path)
+        self._shown = new
+        self._find_planes(new)
+        return [self._event("resized", h) for h in back if h.lit]
+
+    def _event(self, kind: str, head: _Head) -> DisplayEvent:
+        shown = self._shown
+        size = (shown.width, shown.height) if shown is not None else (self.mode.hdisplay, self.mode.vdisplay)
+        return DisplayEvent(kind, head.connector.name, head.connected, size, str(head.mode))
+
+    def follow(self) -> bool:
+        """Take on the size a monitor came back at: from now on ``get_var``/``get_fix``/
+        ``map`` describe the buffers on screen. :meth:`fbgfx.Framebuffer.refresh` calls it.
+
+        Returns:
+            True when the size changed.
+        """
+        with self.shared_card.lock:
+            shown, bufs = self._shown, self._buffers
+            if shown is None or bufs is None or shown is bufs:
+                return False
+            self._buffers = shown
+            self.mode = self.heads[0].mode
+            bufs.free(self.card, self.path)
+            return True
 
     # -- closing -------------------------------------------------------------------------------------
 
-    def _bufs(self) -> _Buffers:
+    def _bufs(self) -> Buffers:
         if self._closed or self._buffers is None:
             raise FramebufferError(errno.EBADF, "the display is closed", self.path)
         return self._buffers
 
     def _restore_crtc(self) -> None:
-        """Show what the CRTC showed before open (on close, fatal signals and exit)."""
-        saved, self._saved = self._saved, None
+        """Show what the CRTCs showed before open (on close, fatal signals and exit)."""
         _restore.unregister(self)
-        if saved is None:
-            return
         try:
             self._wait_pending(1.0)
         except OSError:
             pass
-        try:
-            if saved.fb_id and saved.mode is not None:
-                conns = self._saved_connectors or [self.connector.id]
-                self.card.set_crtc(saved.id, saved.fb_id, saved.x, saved.y, conns, saved.mode)
-            else:
-                self.card.set_crtc(saved.id, 0, 0, 0, [], None)
-        except OSError as e:
-            warnings.warn(f"fbgfx: could not restore the display on {self.path}: {e}", RuntimeWarning, stacklevel=2)
+        with self.shared_card.lock:
+            for h in self.heads:
+                saved, h.saved = h.saved, None
+                if saved is None:
+                    continue
+                try:
+                    if saved.fb_id and saved.mode is not None:
+                        conns = h.saved_connectors or [h.connector.id]
+                        self.card.set_crtc(saved.id, saved.fb_id, saved.x, saved.y, conns, saved.mode)
+                    else:
+                        self.card.set_crtc(saved.id, 0, 0, 0, [], None)
+                except OSError as e:
+                    if self._still_connected(h):  # a monitor that is gone has nothing to restore
+                        _warn(f"could not restore the display on {self.path}: {e}")
+                h.lit = False
 
     def close(self) -> None:
-        """Give the display back as it was, free the buffers, drop master; safe twice."""
+        """Give the display back as it was, free the buffers, drop master with the last
+        display on the card; safe twice."""
         if self._closed:
             return
         if os.getpid() != self._pid:
-            # A forked child: the CRTC, the buffers and DRM master are the parent's
+            # A forked child: the CRTCs, the buffers and DRM master are the parent's
             # (they belong to the open file both share); let go of the descriptors only.
-            self._closed, self._buffers, self._saved = True, None, None
-            try:
-                if self._console is not None:
-                    self._console.restore()
-            finally:
-                self.card.close()
+            self._closed, self._buffers, self._shown = True, None, None
+            _restore.unregister(self)
+            self.shared_card.release_in_child(self)
             return
         self._teardown()
 
     def _teardown(self) -> None:
-        self._closed = True
+        if self._watched:
+            self._watched = False
+            hotplug.unwatch(self)
         try:
             self._restore_crtc()
-            bufs, self._buffers = self._buffers, None
-            if bufs is not None:
-                self._free(bufs)
-            try:
-                if self.card.fd >= 0:
-                    self.card.drop_master()
-            except OSError:
-                pass  # not master (open failed there), or the fd is gone: closing drops it
+            with self.shared_card.lock:
+                self._closed = True
+                for bufs in {id(b): b for b in (self._buffers, self._shown) if b is not None}.values():
+                    bufs.free(self.card, self.path)
+                self._buffers = self._shown = None
         finally:
-            try:
-                if self._console is not None:
-                    self._console.restore()
-            finally:
-                self.card.close()
+            self._closed = True
+            self.shared_card.release(self)
 
 
-def _padded_rows(height: int, pitch: int, page: int) -> int:
-    """The fewest rows >= ``height`` whose bytes fill whole memory pages."""
-    step = page // math.gcd(pitch, page)
-    return -(-height // step) * step
+def _warn(message: str) -> None:
+    warnings.warn(f"fbgfx: {message}", RuntimeWarning, stacklevel=3)

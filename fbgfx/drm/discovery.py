@@ -10,22 +10,25 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 import numpy as np
 
 from ..errors import FramebufferError
-from .card import ALPHA_ALIASES, BY_FOURCC, DRI_DIR, FOURCC_FORMATS, Card, CardInfo, find_cards
+from .card import ALPHA_ALIASES, BY_FOURCC, DRI_DIR, FOURCC_FORMATS, SYSFS_DRM, Card, CardInfo, find_cards
 
 __all__ = [
     "describe",
+    "edid_monitor_name",
     "find_cards",
     "find_display",
     "is_drm_spec",
+    "monitor_name",
     "parse_mode_option",
     "parse_spec",
     "probe",
     "read_scanout",
+    "sysfs_connector",
 ]
 
 
@@ -90,8 +93,19 @@ def probe(path: str) -> CardInfo:
         card.close()
 
 
-def find_display(dri_dir: str = DRI_DIR) -> str | None:
-    """The first card with a connected connector, or None."""
+def find_display(
+    dri_dir: str = DRI_DIR, connector: str | None = None, skip: Collection[tuple[str, str]] = ()
+) -> str | None:
+    """The first card with a connected connector, or None.
+
+    Args:
+        dri_dir: Where the card nodes are.
+        connector: Instead, the first card that has a connector of this name
+            (``DSI-1``), connected or not: a Pi 5's DSI panel is on a card whose
+            number is not fixed.
+        skip: (card's real path, connector name) pairs not to count: the displays
+            this program shows already.
+    """
     for path in find_cards(dri_dir):
         try:
             card = Card(path)
@@ -99,12 +113,45 @@ def find_display(dri_dir: str = DRI_DIR) -> str | None:
             continue
         try:
             _, conns, _ = card.resources()
-            if any(card.connector(c).connected for c in conns):
+            real = os.path.realpath(path)
+            found = [card.connector(c) for c in conns]
+            if connector:
+                if any(c.name == connector for c in found):
+                    return path
+            elif any(c.connected and (real, c.name) not in skip for c in found):
                 return path
         except FramebufferError:
             continue  # a render-only or KMS-less card
         finally:
             card.close()
+    return None
+
+
+def sysfs_connector(card: str, connector: str, root: str = SYSFS_DRM) -> str:
+    """The sysfs directory of a connector: ``/sys/class/drm/card0-HDMI-A-1``."""
+    return os.path.join(root, f"{os.path.basename(card)}-{connector}")
+
+
+def monitor_name(card: str, connector: str, root: str = SYSFS_DRM) -> str | None:
+    """The monitor's name from its EDID (``/sys/class/drm/card0-HDMI-A-1/edid``), or
+    None when the connector has no EDID (a panel, nothing connected) or it names none."""
+    try:
+        with open(os.path.join(sysfs_connector(card, connector, root), "edid"), "rb") as f:
+            edid = f.read(256)
+    except OSError:
+        return None
+    return edid_monitor_name(edid)
+
+
+def edid_monitor_name(edid: bytes) -> str | None:
+    """The display product name descriptor (tag 0xFC) of an EDID base block, or None."""
+    if len(edid) < 128 or edid[:8] != b"\x00\xff\xff\xff\xff\xff\xff\x00":
+        return None
+    for start in (54, 72, 90, 108):
+        d = edid[start : start + 18]
+        if d[:3] == b"\x00\x00\x00" and d[3] == 0xFC:
+            name = d[5:18].split(b"\n", 1)[0].decode("cp437", "replace").strip()
+            return name or None
     return None
 
 

@@ -1,0 +1,266 @@
+"""One open card shared by every ``drm:`` display of this process on it.
+
+DRM master belongs to a file descriptor, and a second descriptor of the same process
+cannot become master while the first is: so every :class:`~fbgfx.drm.DrmDevice` on a
+card uses one :class:`SharedCard`, which opens the card once, becomes master once,
+keeps which CRTCs and connectors each display holds, and reads the card's events
+(page flips of every display arrive on the one descriptor) for all of them. The last
+display to close drops master and closes the card.
+
+Threads: ioctls that change what a card shows, and the reading of its events, are
+serialised by :attr:`SharedCard.lock`; a display waiting for its flip either reads the
+events itself or waits while another thread reads them, so each event goes to the
+display that queued the flip whichever thread reads it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+import time
+from typing import Callable
+
+from .._ffi import lib
+from ..console import Console, find_vt
+from ..errors import FramebufferError
+from .card import Card, CardLike
+
+__all__ = ["SharedCard"]
+
+#: How long one thread reads events before letting others look (seconds).
+_READ_SLICE = 0.05
+
+_registry: list[SharedCard] = []
+_registry_lock = threading.Lock()
+_console: Console | None = None
+_console_users = 0
+
+
+class SharedCard:
+    """A card, its DRM master and its events, for the displays of this process on it.
+
+    Use :meth:`for_path` or :meth:`for_card` and :meth:`release`, never the constructor.
+
+    Attributes:
+        card: The open card.
+        path: Its device path.
+        crtcs: CRTC id -> the display (any object) that drives it.
+        connectors: Connector id -> (its name, the display that shows on it).
+        lock: Held around ioctls that change what the card shows and around reading events.
+    """
+
+    def __init__(self, card: CardLike, key: str | None) -> None:
+        self.card = card
+        self.path = card.path
+        self.key = key
+        self.users: list[object] = []
+        self.crtcs: dict[int, object] = {}
+        self.connectors: dict[int, tuple[str, object]] = {}
+        self.lock = threading.RLock()
+        self._done = threading.Condition(self.lock)
+        self._reading = False
+        self._completed: set[int] = set()
+        self._token = 0
+        self._master = False
+        self._console_taken = False
+
+    # -- the registry ---------------------------------------------------------------------------
+
+    @classmethod
+    def for_path(cls, path: str, opener: Callable[[str], CardLike] = Card) -> SharedCard:
+        """The shared card for ``path`` (opened now when no display of this process has it)."""
+        key = os.path.realpath(path)
+        with _registry_lock:
+            for shared in _registry:
+                if shared.key == key and shared.card.fd >= 0:
+                    return shared
+            shared = cls(opener(path), key)
+            _registry.append(shared)
+            return shared
+
+    @classmethod
+    def for_card(cls, card: CardLike) -> SharedCard:
+        """The shared card holding this open card (tests hand over fake cards)."""
+        with _registry_lock:
+            for shared in _registry:
+                if shared.card is card:
+                    return shared
+            shared = cls(card, None)
+            _registry.append(shared)
+            return shared
+
+    @staticmethod
+    def open_cards() -> list[SharedCard]:
+        """The cards displays of this process have open now."""
+        with _registry_lock:
+            return list(_registry)
+
+    def join(self, user: object, *, console: bool) -> None:
+        """Count ``user`` as a display on this card; the first becomes DRM master.
+
+        Raises:
+            FramebufferError: Another program is DRM master (it says which kinds do).
+        """
+        with self.lock:
+            if not self._master:
+                self._take_master()
+                self._master = True
+            self.users.append(user)
+            if console and not self._console_taken:
+                _take_console()
+                self._console_taken = True
+
+    def release(self, user: object) -> None:
+        """Forget ``user`` and what it held; the last one drops master and closes the card."""
+        with self.lock:
+            if user in self.users:
+                self.users.remove(user)
+            self.crtcs = {k: v for k, v in self.crtcs.items() if v is not user}
+            self.connectors = {k: v for k, v in self.connectors.items() if v[1] is not user}
+            if self.users:
+                return
+            while self._reading:  # a flip waiter reads the card without the lock: let it finish
+                self._done.wait(_READ_SLICE)
+            with _registry_lock:
+                if self in _registry:
+                    _registry.remove(self)
+            try:
+                if self._master and self.card.fd >= 0:
+                    self.card.drop_master()
+            except OSError:
+                pass  # the fd is gone: closing drops it
+            finally:
+                self._master = False
+                try:
+                    if self._console_taken:
+                        self._console_taken = False
+                        _give_console()
+                finally:
+                    self.card.close()
+
+    def connector_names(self) -> set[str]:
+        """The connectors displays of this program show on."""
+        with self.lock:
+            return {name for name, _ in self.connectors.values()}
+
+    def release_in_child(self, user: object) -> None:
+        """:meth:`release` in a forked child: the card's master, CRTCs and console are
+        the parent's; the last display closes the child's descriptor only."""
+        if user in self.users:
+            self.users.remove(user)
+        if not self.users:
+            with _registry_lock:
+                if self in _registry:
+                    _registry.remove(self)
+            try:
+                if self._console_taken:
+                    self._console_taken = False
+                    _give_console()  # the Console restores nothing in a child
+            finally:
+                self.card.close()
+
+    def _take_master(self) -> None:
+        try:
+            self.card.set_master()
+        except FramebufferError as e:
+            if e.errno in (errno.EBUSY, errno.EACCES, errno.EPERM):
+                raise FramebufferError(
+                    e.errno,
+                    "another program owns this display (it is DRM master): a desktop (X, a Wayland compositor), "
+                    "a display manager or another fbgfx program. Stop it, or switch to a text console "
+                    "(Ctrl+Alt+F3) and run there; fbgfx never draws into a buffer nobody sees",
+                    self.path,
+                ) from None
+            raise
+
+    # -- page-flip events -------------------------------------------------------------------------
+
+    def token(self) -> int:
+        """A new user_data for a page flip, unique on this card."""
+        with self.lock:
+            self._token += 1
+            return self._token
+
+    def wait_flips(self, tokens: set[int], timeout: float) -> set[int]:
+        """Wait until the flips with these tokens completed, or ``timeout`` passed.
+        Call it without holding :attr:`lock`.
+
+        Returns:
+            The tokens still outstanding (empty: all completed).
+        """
+        deadline = time.monotonic() + timeout
+        left_over = set(tokens)
+        with self._done:
+            while True:
+                found = left_over & self._completed
+                self._completed -= found
+                left_over -= found
+                if not left_over:
+                    return left_over
+                left = deadline - time.monotonic()
+                if left <= 0 or self.card.fd < 0:  # closed: no event will come
+                    return left_over
+                if self._reading:
+                    self._done.wait(min(left, _READ_SLICE))
+                    continue
+                self._reading = True
+                try:
+                    events = self._read(min(left, _READ_SLICE))
+                finally:
+                    self._reading = False
+                for kind, user_data, _seq, _crtc in events:
+                    if kind == lib.DRM_EVENT_FLIP_COMPLETE:
+                        self._completed.add(user_data)
+                self._done.notify_all()
+
+    def _read(self, timeout: float) -> list[tuple[int, int, int, int]]:
+        # Read with the lock let go, so that other displays can queue flips meanwhile.
+        self.lock.release()
+        try:
+            if self.card.fd < 0:
+                return []
+            return self.card.read_events(timeout)
+        finally:
+            self.lock.acquire()
+
+    def cancel(self, tokens: set[int]) -> None:
+        """Count these flips as done (their CRTC went dark: no event will come)."""
+        with self._done:
+            self._completed |= tokens
+            self._done.notify_all()
+
+
+def _after_fork_in_child() -> None:
+    # Another thread may have held these locks when the process forked: the child gets
+    # new ones (it has only the forking thread, so nobody else holds them).
+    global _registry_lock
+    _registry_lock = threading.Lock()
+    for shared in _registry:
+        shared.lock = threading.RLock()
+        shared._done = threading.Condition(shared.lock)
+        shared._reading = False
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _take_console() -> None:
+    # One VT per process whatever the number of cards: graphics mode with the first
+    # display, text mode again when the last one closes.
+    global _console, _console_users
+    with _registry_lock:
+        if _console_users == 0:
+            console = Console(find_vt(), owns=True)
+            console.graphics()
+            _console = console
+        _console_users += 1
+
+
+def _give_console() -> None:
+    global _console, _console_users
+    with _registry_lock:
+        _console_users -= 1
+        if _console_users == 0 and _console is not None:
+            console, _console = _console, None
+            console.restore()
