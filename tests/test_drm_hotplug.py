@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import threading
 
 import pytest
@@ -190,6 +192,41 @@ def test_callback_may_close_its_display():
     card.unplug()
     hotplug.rescan()
     assert fb.closed and card.fd == -1 and not hotplug.watching()
+
+
+def test_forked_child_leaves_both_displays_and_the_watcher_to_the_parent():
+    """A child closing two displays of one card closes its descriptor once and nothing
+    else; the parent's displays keep flipping and hearing hotplug."""
+    card = FakeCard(heads=2)
+    a, b = open_fb(card, connector="Virtual-1"), open_fb(card, connector="Virtual-2")
+    draw(a.screen(), "red")
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.close(r)
+        try:
+            card.calls.clear()
+            a.close()
+            b.close()
+            out = {"calls": card.calls, "watching": hotplug.watching()}
+        except BaseException as e:
+            out = {"error": repr(e)}
+        os.write(w, json.dumps(out).encode())
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        child = json.loads(f.read())
+    os.waitpid(pid, 0)
+    assert child == {"calls": ["close"], "watching": False}
+    assert hotplug.watching() and card.fd >= 0 and card.master
+    draw(b.screen(), "blue")
+    assert (card.scanout(CRTC + 1)[0, :4] == BLUE).all()
+    card.unplug(0)
+    hotplug.rescan()
+    assert a.drm.connected is False
+    a.close()
+    b.close()
+    assert not hotplug.watching()
 
 
 def test_stress_flips_replugs_and_close_from_other_threads():
