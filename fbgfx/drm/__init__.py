@@ -1,10 +1,13 @@
 """DRM/KMS: displays through ``/dev/dri/cardN`` (``fbgfx.open("drm:...")``).
 
-The package holds three ideas, one module each: :mod:`~fbgfx.drm.card` (fourcc
-tables, the mode objects and :class:`Card`, the card's ioctl wrapper),
+One idea a module: :mod:`~fbgfx.drm.card` (fourcc tables, the mode objects and
+:class:`Card`, the card's ioctl wrapper, and :class:`CardLike`),
 :mod:`~fbgfx.drm.discovery` (finding cards and displays, ``drm:`` specs,
-:func:`read_scanout`) and :mod:`~fbgfx.drm.device` (:class:`DrmDevice`, the ``drm:``
-backend). Their public names are re-exported here.
+:func:`read_scanout`), :mod:`~fbgfx.drm.choose` (connectors, modes and CRTCs for a
+display), :mod:`~fbgfx.drm.buffers` (dumb buffers), :mod:`~fbgfx.drm.shared` (one card
+shared by the displays of a program), :mod:`~fbgfx.drm.hotplug` (monitors that come and
+go) and :mod:`~fbgfx.drm.device` (:class:`DrmDevice`, the ``drm:`` backend). Their public
+names are re-exported here.
 """
 
 from __future__ import annotations
