@@ -264,9 +264,13 @@ class FramebufferFile:
             if e.errno == errno.ELOOP:
                 raise self.corrupt("it is a symbolic link") from None
             raise FramebufferError(e.errno or errno.EIO, f"cannot read {path}: {e.strerror}", self.path) from None
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, whose error names the fd
                 raise self.corrupt("it is not a regular file")
+        except BaseException:
+            os.close(fd)
+            raise
+        with os.fdopen(fd, "rb") as f:
             data = f.read(_MAX_STATE_BYTES + 1)
         if len(data) > _MAX_STATE_BYTES:
             raise self.corrupt(f"it is larger than {_MAX_STATE_BYTES} bytes")

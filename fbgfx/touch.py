@@ -40,6 +40,7 @@ import math
 import os
 import select
 import stat
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -75,6 +76,12 @@ Calibration = tuple[float, float, float, float, float, float]
 _ROTATIONS = (0, 90, 180, 270)
 # Bytes read per os.read: 256 events.
 _READ_SIZE = 256 * _evdev.EVENT_SIZE
+#: The most multi-touch slots a device may have: the kernel's input core refuses more
+#: (``input_mt_init_slots``), so a device or recording declaring more is not believed.
+MAX_SLOTS = 1024
+# Beyond this many pixels a mapped position is no screen's: a calibration taking the
+# device's range there is refused when the device is opened.
+_PIXEL_LIMIT = float(1 << 31)
 
 
 class TouchEvent(NamedTuple):
@@ -157,6 +164,18 @@ class TouchMapping:
         if self.panel[0] < 1 or self.panel[1] < 1:
             raise ValueError(f"the panel size must be positive, not {self.panel[0]}x{self.panel[1]}")
         object.__setattr__(self, "calibration", parse_calibration(self.calibration))
+        a, b, c, d, e, f = self.calibration
+        w, h = self.panel
+        # Affine: the extremes are at the corners of the device's range.
+        for nx in (0.0, 1.0):
+            for ny in (0.0, 1.0):
+                px, py = (a * nx + b * ny + c) * w, (d * nx + e * ny + f) * h
+                if not (abs(px) < _PIXEL_LIMIT and abs(py) < _PIXEL_LIMIT):
+                    raise ValueError(
+                        f"the touch calibration {format_calibration(self.calibration)} takes the device's corner "
+                        f"({nx:g}, {ny:g}) to pixel ({px:.3g}, {py:.3g}), outside any screen; "
+                        "use a matrix from fbgfx touch --calibrate"
+                    )
 
     @property
     def size(self) -> tuple[int, int]:
@@ -174,9 +193,7 @@ class TouchMapping:
         nx, ny = self.normalize(raw_x, raw_y)
         a, b, c, d, e, f = self.calibration
         w, h = self.panel
-        px = math.floor((a * nx + b * ny + c) * w)
-        py = math.floor((d * nx + e * ny + f) * h)
-        return min(max(px, 0), w - 1), min(max(py, 0), h - 1)
+        return _pixel((a * nx + b * ny + c) * w, w), _pixel((d * nx + e * ny + f) * h, h)
 
     def __call__(self, raw_x: float, raw_y: float) -> tuple[int, int]:
         """The logical pixel ``(x, y)`` under a raw device position."""
@@ -206,6 +223,14 @@ class TouchMapping:
         if r == 180:
             return w - 1 - x, h - 1 - y
         return y, h - 1 - x
+
+
+def _pixel(value: float, size: int) -> int:
+    """The pixel under ``value``, clamped into ``0..size-1`` (also for a value that is
+    not finite: a raw position far outside the device's declared range)."""
+    if value != value:  # NaN
+        return 0
+    return int(math.floor(min(max(value, 0.0), size - 1.0)))
 
 
 def calibration_from_points(
@@ -401,28 +426,48 @@ class Touchscreen:
         calibration: str | Sequence[float] | None = None,
     ) -> None:
         self._fd = fd
-        try:
-            self.device = device
-            self.path = device.path
-            if calibration is None:
-                calibration = os.environ.get("FBGFX_TOUCH_CALIBRATION") or IDENTITY
-            self.calibration: Calibration = parse_calibration(calibration)
-            self.screen = screen
-            self._evdev_fd = bool(device.absinfo) and _is_char_device(fd)
-            self._tracker = self._make_tracker()
-            os.set_blocking(fd, False)
-            self._poll = select.poll()
-            self._poll.register(fd, select.POLLIN)
-        except BaseException:
-            os.close(fd)
-            self._fd = -1
-            raise
+        self._wake = (-1, -1)
         self._pending = b""
         self._queue: list[TouchEvent] = []
         self._dropping = False
         self._eof = False
         self._mapping_key: tuple[tuple[int, int], int] | None = None
         self._mapping: TouchMapping | None = None
+        # read() in one thread, close() in another: close wakes the reader through a
+        # pipe in its poll set, and the last reader out closes the descriptors.
+        self._lock = threading.Lock()
+        self._readers = 0
+        self._closing = False
+        try:
+            self.device = device
+            self.path = device.path
+            source = "the calibration"
+            if calibration is None:
+                env = os.environ.get("FBGFX_TOUCH_CALIBRATION")
+                source = "$FBGFX_TOUCH_CALIBRATION" if env else source
+                calibration = env or IDENTITY
+            try:
+                self.calibration: Calibration = parse_calibration(calibration)
+                self.screen = screen
+                self._evdev_fd = bool(device.absinfo) and _is_char_device(fd)
+                self._tracker = self._make_tracker()
+                _ = self.mapping  # checked now: a matrix that overflows is an error at open
+            except ValueError as e:
+                if source.startswith("$"):
+                    raise ValueError(f"{source}: {e}") from None
+                raise
+            os.set_blocking(fd, False)
+            self._wake = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+            self._poll = select.poll()
+            self._poll.register(fd, select.POLLIN)
+            self._poll.register(self._wake[0], select.POLLIN)
+        except BaseException:
+            self._fd = -1
+            for d in (fd, *self._wake):
+                if d >= 0:
+                    os.close(d)
+            self._wake = (-1, -1)
+            raise
 
     def _make_tracker(self) -> _SingleTouch | _MultiTouch:
         info = self.device
@@ -430,6 +475,13 @@ class Touchscreen:
         if info.multitouch and slots <= info.absinfo.keys():
             self._axes = (_evdev.ABS_MT_POSITION_X, _evdev.ABS_MT_POSITION_Y)
             count = info.absinfo[_evdev.ABS_MT_SLOT].maximum + 1
+            if not 1 <= count <= MAX_SLOTS:
+                raise TouchError(
+                    errno.EINVAL,
+                    f"{info.name!r} declares {count} multi-touch slots; the kernel's input core allows 1 to "
+                    f"{MAX_SLOTS}",
+                    self.path,
+                )
             return _MultiTouch(info, *self._slot_state(count), info.absinfo[_evdev.ABS_MT_SLOT].value)
         if {_evdev.ABS_X, _evdev.ABS_Y} <= info.absinfo.keys():
             self._axes = (_evdev.ABS_X, _evdev.ABS_Y)
@@ -484,7 +536,7 @@ class Touchscreen:
     @property
     def closed(self) -> bool:
         """True after :meth:`close`."""
-        return self._fd < 0
+        return self._closing or self._fd < 0
 
     @property
     def ended(self) -> bool:
@@ -508,33 +560,46 @@ class Touchscreen:
         Raises:
             TouchError: The device was unplugged (``ENODEV``) or could not be read.
         """
-        self._check_open()
-        deadline = None if timeout is None else time.monotonic() + max(0.0, timeout)
-        while True:
-            self._fill()
-            if self._queue or self._eof:
-                break
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                break
-            # Readable, hung up (a pipe's end) or in error (unplugged): _fill tells which.
-            self._poll.poll(None if remaining is None else math.ceil(remaining * 1000))
-        out, self._queue = self._queue, []
-        return out
+        with self._lock:
+            self._check_open()
+            self._readers += 1
+            fd = self._fd
+        try:
+            deadline = None if timeout is None else time.monotonic() + max(0.0, timeout)
+            while not self._closing:
+                self._fill(fd)
+                if self._queue or self._eof:
+                    break
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    break
+                # Readable, hung up (a pipe's end), in error (unplugged) or woken by
+                # close(): _fill and the loop's test tell which.
+                self._poll.poll(None if remaining is None else math.ceil(remaining * 1000))
+            out, self._queue = self._queue, []
+            return out
+        finally:
+            with self._lock:
+                self._readers -= 1
+                last = self._closing and self._readers == 0
+            if last:
+                self._close_descriptors()
 
     def __iter__(self) -> Iterator[TouchEvent]:
-        """Each event as it comes, blocking; ends when a recording or pipe ends."""
-        while True:
+        """Each event as it comes, blocking; ends when a recording or pipe ends, or
+        when another thread closes the device."""
+        while not self.closed:
             events = self.read()
             if not events and self.ended:
                 return
             yield from events
 
-    def _fill(self) -> None:
-        """Read what the descriptor has now and turn it into touch events."""
-        while not self._eof:
+    def _fill(self, fd: int) -> None:
+        """Read what ``fd`` (the device, kept open while a read() runs) has now and
+        turn it into touch events."""
+        while not self._eof and not self._closing:
             try:
-                data = os.read(self._fd, _READ_SIZE)
+                data = os.read(fd, _READ_SIZE)
             except BlockingIOError:
                 break
             except OSError as e:
@@ -587,10 +652,30 @@ class Touchscreen:
     # -- lifetime -----------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the device; safe to call twice."""
-        if self._fd >= 0:
-            fd, self._fd = self._fd, -1
-            os.close(fd)
+        """Close the device; safe to call twice.
+
+        A :meth:`read` waiting in another thread returns at once (with what it has,
+        usually nothing), and iterating ends.
+        """
+        with self._lock:
+            if self._closing:
+                return
+            self._closing = True
+            reading = self._readers > 0
+        if reading:
+            try:
+                os.write(self._wake[1], b"x")  # the reader closes the descriptors on its way out
+            except OSError:
+                pass
+            return
+        self._close_descriptors()
+
+    def _close_descriptors(self) -> None:
+        fds, self._wake = (self._fd, *self._wake), (-1, -1)
+        self._fd = -1
+        for fd in fds:
+            if fd >= 0:
+                os.close(fd)
 
     def __enter__(self) -> Touchscreen:
         return self
@@ -603,7 +688,7 @@ class Touchscreen:
         return f"<Touchscreen {self.path} {self.device.name!r} {state}>"
 
     def _check_open(self) -> None:
-        if self._fd < 0:
+        if self._closing or self._fd < 0:
             raise TouchError(errno.EBADF, "the touch device is closed", self.path)
 
 
@@ -657,6 +742,7 @@ def open_recording(
     path: str,
     screen: Any = None,
     calibration: str | Sequence[float] | None = None,
+    data: bytes | None = None,
 ) -> Touchscreen:
     """Replay a recording made with ``evemu-record`` as if it were the device.
 
@@ -668,17 +754,17 @@ def open_recording(
         path: The recording (evemu's text format: ``N:``, ``A:`` and ``E:`` lines).
         screen: As for :func:`open`.
         calibration: As for :func:`open`.
+        data: The recording's bytes, when already read (a FIFO read within a
+            deadline); ``path`` then only names it.
 
     Raises:
         OSError: The file cannot be read.
         ValueError: It is not an evemu recording.
         TouchError: The recorded device has no absolute X/Y axes.
     """
-    import threading  # only replays need a feeder thread
-
     from . import _evemu
 
-    info, events = _evemu.load(path)
+    info, events = _evemu.load(path, data)
     data = _evdev.encode(events)
     r, w = os.pipe()
 

@@ -87,6 +87,24 @@ def test_calibrate_under_rotation_gives_the_panel_matrix(tmp_path, capsys):
     assert _matrix(capsys.readouterr().out) == pytest.approx([-1, 0, 1, 0, 1, 0], abs=2e-4)
 
 
+def test_calibrate_refuses_taps_that_do_not_fit(tmp_path, capsys):
+    """Taps plainly off their crosshairs (one 200 px away): exit 2, why, and no matrix to export."""
+
+    def sensor(ux, uy):
+        if abs(ux - 0.9) < 0.01 and abs(uy - 0.9) < 0.01:  # the bottom-right tap lands far off
+            ux, uy = ux - 0.25, uy - 0.1
+        return int(ux * 32768), int(uy * 32768)
+
+    rec = tmp_path / "bad.evemu"
+    _calibration_taps(rec, 800, 480, 0, sensor)
+    assert main(["touch", "--calibrate", "-d", "virtual:800x480", "--touch", str(rec)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    last = err.strip().splitlines()[-1]  # after the "tap the crosshair" prompts
+    assert last.startswith("fbgfx: error: ") and "no calibration" in last and "pixels off" in last
+    assert "export" not in err
+
+
 def test_calibrate_recording_too_short(capsys):
     """Fewer taps than crosshairs: one error line, exit status 2."""
     assert main(["touch", "--calibrate", "-d", "virtual:800x480", "--touch", TABLET]) == 2

@@ -13,6 +13,9 @@ Each command is a module of this package defining ``COMMAND`` (a
 from __future__ import annotations
 
 import argparse
+import errno
+import os
+import select
 import sys
 import warnings
 from collections.abc import Sequence
@@ -26,6 +29,8 @@ __all__ = ["COMMANDS", "EXIT_INTERRUPTED", "EXIT_USAGE", "CliError", "build_pars
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+#: Standard output was closed by its reader (``fbgfx info | head -1``): 128 + SIGPIPE.
+EXIT_BROKEN_PIPE = 128 + 13
 
 #: The commands, in the order ``fbgfx --help`` lists them. A new command is a module
 #: with a ``COMMAND`` and one entry here.
@@ -82,9 +87,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             if getattr(args, "out", None):
                 image_format(args.out)  # a typo in --out fails before the screen changes
             status = command.run(args, context)
+            sys.stdout.flush()  # a reader that went away is found here, not at exit
         for note in context.notes:  # after success only: an error stays one line
             print(f"fbgfx: note: {note}", file=sys.stderr)
         return status
+    except BrokenPipeError:
+        if not _stdout_gone():
+            context.end_live_line()
+            return _fail(BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE)))
+        # `fbgfx info | head -1`: the reader has what it wanted. End quietly, as other
+        # Unix tools do (the status of a process killed by SIGPIPE).
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         context.end_live_line()
         return EXIT_INTERRUPTED
@@ -98,6 +112,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             context.end_live_line()
             return _fail(e)
         raise
+
+
+def _stdout_gone() -> bool:
+    """Whether standard output is a pipe whose reader has closed it."""
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), 0)
+        return any(events & select.POLLERR for _, events in poll.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null, so that flushing it at exit raises nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _fail(error: BaseException) -> int:

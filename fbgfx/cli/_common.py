@@ -12,10 +12,12 @@ import argparse
 import contextlib
 import enum
 import errno
+import io
 import os
 import queue
 import re
 import secrets
+import select
 import stat
 import sys
 import threading
@@ -237,7 +239,9 @@ def describe_error(e: BaseException) -> str:
     if isinstance(e, FramebufferError):
         text = str(e)
     elif isinstance(e, OSError) and e.strerror:
-        text = f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+        # a file descriptor (an int) names nothing the user knows
+        named = e.filename not in (None, "") and not isinstance(e.filename, int)
+        text = f"{e.filename}: {e.strerror}" if named else e.strerror
     elif isinstance(e, MemoryError):
         text = "out of memory"
     elif isinstance(e, OverflowError):
@@ -360,7 +364,10 @@ def save_image(image: Image.Image, path: str) -> None:
                     os.fchown(f.fileno(), old.st_uid, old.st_gid)
                 os.fchmod(f.fileno(), stat.S_IMODE(old.st_mode))
             image.save(f, format=fmt)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as e:  # its error names the temporary file: name the user's
+            raise OSError(e.errno, f"cannot save the picture there ({e.strerror})", path) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -403,17 +410,65 @@ def reading(path: str, what: str = "an image") -> Iterator[None]:
         raise CliError(f"{path}: cannot read {what} ({describe_error(e)})") from None
 
 
-def check_image(path: str) -> None:
+def read_fifo(path: str, deadline: float | None, what: str = "a picture", option: str = "--duration") -> bytes | None:
+    """All of ``path`` when it is a FIFO, read before ``deadline``; None for anything
+    else (read as usual).
+
+    Opening a FIFO for reading waits for a writer, outside any deadline: here it is
+    opened without waiting, and its bytes are read as they come until the writer
+    closes it, so ``--duration`` bounds a FIFO nobody writes to.
+
+    Raises:
+        CliError: ``deadline`` (from ``option``) came before the writer finished.
+    """
+    try:
+        if not stat.S_ISFIFO(os.stat(path).st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None  # reading it reports why, as for any file
+    chunks: list[bytes] = []
+    try:
+        poll = select.poll()
+        poll.register(fd, select.POLLIN)
+        while True:
+            wait = MAX_SLEEP if deadline is None else min(deadline - now(), MAX_SLEEP)
+            if wait <= 0:
+                raise CliError(
+                    f"{path}: the FIFO's writer did not finish {what} before {option} ended"
+                    if chunks
+                    else f"{path}: nothing was written to the FIFO before {option} ended"
+                )
+            if not poll.poll(max(1, int(wait * 1000))):
+                continue
+            try:
+                data = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            if not data:  # the writer closed it
+                return b"".join(chunks)
+            chunks.append(data)
+    finally:
+        os.close(fd)
+
+
+def check_image(path: str, data: bytes | None = None) -> None:
     """Check that ``path`` opens as an image (header only; nothing is decoded).
+
+    Args:
+        path: The file.
+        data: Its bytes, when already read (a FIFO, see :func:`read_fifo`).
 
     Raises:
         CliError: Missing, unreadable or not an image.
     """
-    with reading(path), Image.open(path):
+    with reading(path), Image.open(path if data is None else io.BytesIO(data)):
         pass
 
 
-def load_image(path: str, screen: tuple[int, int] | None = None, fit: str = "fit") -> Image.Image:
+def load_image(
+    path: str, screen: tuple[int, int] | None = None, fit: str = "fit", data: bytes | None = None
+) -> Image.Image:
     """Read an image fully, EXIF orientation applied, as a PIL RGB or RGBA image.
 
     A picture much larger than the screen is made smaller as it is read, so a
@@ -427,12 +482,13 @@ def load_image(path: str, screen: tuple[int, int] | None = None, fit: str = "fit
         fit: How it will be shown (``fit``, ``fill``, ``stretch`` or ``center``):
             ``center`` shows pixels 1:1, so its picture is cropped to the middle
             instead of scaled.
+        data: The file's bytes, when already read (a FIFO, see :func:`read_fifo`).
 
     Raises:
         CliError: The file is missing, unreadable or not an image.
     """
     with reading(path):
-        im: Image.Image = Image.open(path)
+        im: Image.Image = Image.open(path if data is None else io.BytesIO(data))
         side = max(screen) if screen else 0
         if side and fit != "center" and im.format == "JPEG":
             im.draft("RGB", (side, side))

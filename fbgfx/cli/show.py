@@ -22,6 +22,7 @@ from ._common import (
     now,
     open_device,
     parse_background,
+    read_fifo,
     saved_screen,
     screen_size,
     seconds,
@@ -46,16 +47,19 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, context: Context) -> int:
     """Show the pictures in turn; the last stays until Ctrl-C or --duration."""
     background = parse_background(args.background)
+    # A FIFO is read whole first, within --duration (opening one waits for a writer).
+    limit = None if args.duration is None else now() + args.duration
+    fifos = {path: data for path in args.images if (data := read_fifo(path, limit)) is not None}
     # Read the first picture and check the rest before touching the screen, so a typo
     # leaves the screen and console as they were.
     for path in args.images[1:]:
-        check_image(path)
+        check_image(path, fifos.get(path))
     with open_device(args) as fb:
         size = screen_size(fb, args.rotate)
-        first = load_image(args.images[0], size, args.fit)
+        first = load_image(args.images[0], size, args.fit, fifos.get(args.images[0]))
         deadline = None if args.duration is None else now() + args.duration
         with saved_screen(fb, args.out, context, args.rotate) as screen:
-            _slideshow(screen, args, first, background, size, deadline)
+            _slideshow(screen, args, first, background, size, deadline, fifos)
     return 0
 
 
@@ -66,6 +70,7 @@ def _slideshow(
     background: tuple[int, int, int],
     size: tuple[int, int],
     deadline: float | None,
+    fifos: dict[str, bytes],
 ) -> None:
     paths: list[str] = args.images
     screen.present(first, fit=args.fit, background=background)
@@ -79,7 +84,7 @@ def _slideshow(
         order = itertools.cycle(range(len(paths))) if args.loop else iter(range(len(paths)))
         next(order)
         for index in order:
-            yield load_image(paths[index], size, args.fit)
+            yield load_image(paths[index], size, args.fit, fifos.get(paths[index]))
 
     upcoming = Prefetch(later(), 1, name="fbgfx-show-reader")
     try:

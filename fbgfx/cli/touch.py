@@ -23,9 +23,13 @@ from .. import _evdev, touch
 from .._open import resolve
 from ..drm import is_drm_spec
 from ..errors import FramebufferError, TouchError
-from ._common import Command, Context, open_device, seconds
+from ._common import Command, Context, open_device, read_fifo, seconds
 
 __all__ = ["COMMAND"]
+
+#: The largest miss (pixels) a calibration may leave after the best fit: taps further off
+#: than this from where one matrix puts them were not at their crosshairs.
+MAX_MISS = 10.0
 
 #: Where --calibrate puts its crosshairs (fractions of the logical screen) and their names.
 TARGETS = [
@@ -148,11 +152,11 @@ def _print_events(args: argparse.Namespace) -> int:
         fb = None  # no display: the device's own coordinates
     try:
         where = None if fb is None else _Panel(fb, rotate)
-        with touch.open(args.touch, where, args.calibration) as ts:
+        deadline = None if args.seconds is None else time.monotonic() + args.seconds
+        with _open_touch(args.touch, where, args.calibration, deadline) as ts:
             w, h = ts.size
             on = "raw device coordinates (no framebuffer)" if fb is None else f"{fb.path} {w}x{h}, rotate {rotate}"
             print(f"{ts.device.name} ({ts.path}) on {on}; Ctrl-C to stop", file=sys.stderr, flush=True)
-            deadline = None if args.seconds is None else time.monotonic() + args.seconds
             printed = 0
             while args.count is None or printed < args.count:
                 wait = None if deadline is None else deadline - time.monotonic()
@@ -176,14 +180,14 @@ def _print_events(args: argparse.Namespace) -> int:
 def _calibrate(args: argparse.Namespace) -> int:
     import fbgfx
 
+    deadline = None if args.seconds is None else time.monotonic() + args.seconds
     with open_device(args) as fb:
         # The touch device is read raw (no screen, no calibration): its own coordinates.
-        with fb.screen(rotate=args.rotate) as screen, touch.open(args.touch, None, touch.IDENTITY) as ts:
+        with fb.screen(rotate=args.rotate) as screen, _open_touch(args.touch, None, touch.IDENTITY, deadline) as ts:
             w, h = screen.width, screen.height
             to_panel = touch.TouchMapping((0, 0), (0, 0), (fb.width, fb.height), screen.rotate).to_panel
             raw_w, raw_h = ts.size
             font = fbgfx.font(size=max(12, min(w, h) // 24))
-            deadline = None if args.seconds is None else time.monotonic() + args.seconds
             touched, targets = [], []
             events = _events(ts, deadline)
             for (fx, fy), name in TARGETS:
@@ -195,13 +199,33 @@ def _calibrate(args: argparse.Namespace) -> int:
                 px, py = to_panel(x, y)
                 targets.append(((px + 0.5) / fb.width, (py + 0.5) / fb.height))
             matrix = touch.calibration_from_points(touched, targets)
-            miss = _largest_miss(matrix, touched, targets, fb.width, fb.height)
+            miss, worst = _largest_miss(matrix, touched, targets, fb.width, fb.height)
+            good = miss <= MAX_MISS
             with screen.frame() as s:
                 s.clear("black")
-                s.text((w // 2, h // 2), "calibrated", fill="white", font=font, anchor="mm")
+                s.text((w // 2, h // 2), "calibrated" if good else "try again", fill="white", font=font, anchor="mm")
+    if not good:
+        raise TouchError(
+            errno.EINVAL,
+            f"no calibration: the taps do not fit one matrix (the {TARGETS[worst][1]} tap is still {miss:.0f} "
+            f"pixels off after the best fit, more than {MAX_MISS:.0f}); tap the centre of each crosshair and "
+            "run --calibrate again",
+            ts.path,
+        )
     print(f"largest miss after calibration: {miss:.1f} pixels", file=sys.stderr)
     print(f'export FBGFX_TOUCH_CALIBRATION="{touch.format_calibration(matrix)}"')
     return 0
+
+
+def _open_touch(path: str | None, screen: Any, calibration: Any, deadline: float | None) -> touch.Touchscreen:
+    """touch.open(), with a recording in a FIFO (``--touch`` or ``$FBGFX_TOUCH``) read
+    within ``deadline`` (``--seconds``): opening a FIFO waits for a writer."""
+    path = path or os.environ.get("FBGFX_TOUCH") or None
+    if path is not None and path.endswith(".evemu"):
+        data = read_fifo(path, deadline, "a recording", "--seconds")
+        if data is not None:
+            return touch.open_recording(path, screen, calibration, data=data)
+    return touch.open(path, screen, calibration)
 
 
 def _crosshair(screen: Any, x: int, y: int, w: int, h: int, text: str, font: Any) -> None:
@@ -248,14 +272,17 @@ def _largest_miss(
     targets: list[tuple[float, float]],
     width: int,
     height: int,
-) -> float:
+) -> tuple[float, int]:
+    """The largest distance (pixels) from a tap, mapped by ``matrix``, to its target,
+    and which tap it is."""
     a, b, c, d, e, f = matrix
-    worst = 0.0
+    misses = []
     for (nx, ny), (tx, ty) in zip(touched, targets):
         dx = (a * nx + b * ny + c - tx) * width
         dy = (d * nx + e * ny + f - ty) * height
-        worst = max(worst, (dx * dx + dy * dy) ** 0.5)
-    return worst
+        misses.append((dx * dx + dy * dy) ** 0.5)
+    worst = max(range(len(misses)), key=misses.__getitem__)
+    return misses[worst], worst
 
 
 COMMAND = Command(
