@@ -179,7 +179,7 @@ def parse_spec(spec: str) -> tuple[int, int, str, VirtualOptions]:
         ValueError: The spec cannot be parsed, or a value is out of range; the
             message names the key.
     """
-    parts = spec.split(":")
+    parts = _split(spec)
     if parts[0] != "virtual":
         raise ValueError(f"not a virtual framebuffer spec: {spec!r}")
     size = parts[1] if len(parts) > 1 and parts[1] else "800x480"
@@ -234,3 +234,23 @@ def _value(kind: type, key: str, value: str, spec: str) -> Any:
         except ValueError:
             raise ValueError(f"bad value {value!r} for {key!r} in {spec!r}: expected an integer") from None
     return value
+
+
+def _split(spec: str) -> list[str]:
+    """``spec``'s ``:``-separated parts, where ``\\:`` is a ``:`` inside a part (a
+    ``file=`` path holding one) and ``\\\\`` a backslash."""
+    parts, part, chars = [], [], iter(spec)
+    for ch in chars:
+        if ch == "\\":
+            nxt = next(chars, "")
+            if nxt in (":", "\\"):
+                part.append(nxt)
+                continue
+            part.append(ch + nxt)
+        elif ch == ":":
+            parts.append("".join(part))
+            part = []
+        else:
+            part.append(ch)
+    parts.append("".join(part))
+    return parts

@@ -7,14 +7,22 @@ previous KD mode back on :meth:`Console.restore`, at exit and on fatal signals
 (see :mod:`fbgfx._restore`).
 
 Not being on a VT is normal (ssh, a service, CI): then nothing happens, and no error.
+
+A program killed with SIGKILL cannot put the mode back, and the next program would find
+``KD_GRAPHICS`` and take it for the original. So fbgfx records what it found, with the
+holder's pid, in ``/run/fbgfx`` (or ``$XDG_RUNTIME_DIR/fbgfx``, else a private folder
+in the temporary directory); the next opener that finds the holder dead takes the
+recorded mode as the true original and restores that.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 import sys
+import tempfile
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -75,6 +83,15 @@ class VirtualTerminal:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+
+    @property
+    def record_key(self) -> str | None:
+        """Which VT this is (its device number), for the record of who holds it."""
+        try:
+            rdev = os.fstat(self.fd).st_rdev
+        except OSError:
+            return None
+        return f"tty-{os.major(rdev)}.{os.minor(rdev)}"
 
     def __repr__(self) -> str:
         return f"<VirtualTerminal {self.path or self.fd}>"
@@ -169,6 +186,7 @@ class Console:
         self.tty = tty
         self._owns = owns
         self._previous: int | None = None
+        self._record: _HolderRecord | None = None
         self._pid = os.getpid()  # a forked child leaves its parent's console alone
 
     @classmethod
@@ -200,8 +218,18 @@ class Console:
             if e.errno not in _NOT_A_VT:
                 warnings.warn(f"fbgfx: cannot read the console mode: {e}", RuntimeWarning, stacklevel=2)
             return False
+        record = _HolderRecord.of(self.tty)
         if previous == KD_GRAPHICS:
-            return True  # someone else (a display server, another Screen) owns it
+            found = record.read() if record is not None else None
+            if record is None or found is None or found.alive:
+                return True  # someone else (a display server, another Screen) owns it
+            # fbgfx left it so and died (SIGKILL) before restoring: the original is recorded
+            previous = found.mode
+            self._previous = previous
+            _restore.register(self, self.restore)
+            self._record = record
+            record.write(previous)
+            return True
         _restore.register(self, self.restore)
         try:
             self.tty.set_mode(KD_GRAPHICS)
@@ -215,17 +243,23 @@ class Console:
             )
             return False
         self._previous = previous
+        if record is not None:
+            self._record = record
+            record.write(previous)
         return True
 
     def restore(self) -> None:
         """Put the KD mode back as it was; safe to call more than once."""
         previous, self._previous = self._previous, None
+        record, self._record = self._record, None
         try:
             if previous is not None and self.tty is not None and os.getpid() == self._pid:
                 try:
                     self.tty.set_mode(previous)
                 except OSError as e:
                     warnings.warn(f"fbgfx: could not restore the console mode: {e}", RuntimeWarning, stacklevel=2)
+                if record is not None:
+                    record.remove()
         finally:
             _restore.unregister(self)
             if self._owns and self.tty is not None and hasattr(self.tty, "close"):
@@ -242,3 +276,112 @@ class Console:
     def __repr__(self) -> str:
         state = "graphics" if self.active else ("idle" if self.tty is not None else "no VT")
         return f"<Console {self.tty!r} {state}>"
+
+
+# -- who holds a VT in graphics mode -------------------------------------------------------------
+
+#: Where holders are recorded, first usable wins (tests point it elsewhere).
+RECORD_DIRS: tuple[str, ...] = ("/run/fbgfx",)
+
+
+def _record_dirs() -> list[str]:
+    dirs = list(RECORD_DIRS)
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        dirs.append(os.path.join(runtime, "fbgfx"))
+    dirs.append(os.path.join(tempfile.gettempdir(), f"fbgfx-{os.getuid()}"))
+    return dirs
+
+
+def _start_time(pid: int) -> str | None:
+    """A process's start time (``/proc/PID/stat`` field 22): a pid used again by a new
+    process has another. None when there is no such process."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2 :].split()
+    return fields[19].decode() if len(fields) > 19 else ""
+
+
+class _Found:
+    """A record read back: the mode the holder found, and whether it still runs."""
+
+    def __init__(self, mode: int, alive: bool) -> None:
+        self.mode, self.alive = mode, alive
+
+
+class _HolderRecord:
+    """The file saying which process switched a VT to graphics and what mode it found."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.path: str | None = None
+
+    @classmethod
+    def of(cls, tty: Any) -> _HolderRecord | None:
+        key = getattr(tty, "record_key", None)
+        return cls(str(key)) if key else None
+
+    def _dir(self, create: bool) -> str | None:
+        for directory in _record_dirs():
+            try:
+                if create:
+                    os.makedirs(directory, mode=0o700, exist_ok=True)
+                st = os.lstat(directory)
+            except OSError:
+                continue
+            # only a folder of ours (or root's) that nobody else may write into is believed
+            if stat.S_ISDIR(st.st_mode) and st.st_uid in (0, os.getuid()) and not st.st_mode & 0o022:
+                return directory
+        return None
+
+    def read(self) -> _Found | None:
+        """The record left for this VT, or None (none, unreadable or not to be trusted)."""
+        directory = self._dir(create=False)
+        if directory is None:
+            return None
+        path = os.path.join(directory, f"console-{self.key}.json")
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_uid not in (0, os.getuid()) or st.st_size > 4096:
+                return None
+            doc = json.loads(os.read(fd, 4096).decode())
+            pid, mode, start = int(doc["pid"]), int(doc["mode"]), str(doc["start"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        finally:
+            os.close(fd)
+        if mode not in (KD_TEXT, KD_GRAPHICS):
+            return None
+        return _Found(mode, _start_time(pid) == start)
+
+    def write(self, mode: int) -> None:
+        """Record that this process switched the VT, having found ``mode``."""
+        directory = self._dir(create=True)
+        if directory is None:
+            return  # nowhere to record: a SIGKILL then leaves the console as before
+        path = os.path.join(directory, f"console-{self.key}.json")
+        doc = {"pid": os.getpid(), "start": _start_time(os.getpid()), "mode": mode}
+        try:
+            fd, tmp = tempfile.mkstemp(dir=directory, prefix=".console-", suffix=".tmp")
+            with os.fdopen(fd, "w") as f:
+                json.dump(doc, f)
+            os.replace(tmp, path)
+            self.path = path
+        except OSError:
+            return
+
+    def remove(self) -> None:
+        """Forget the record once the mode is back (only the one this process wrote)."""
+        if self.path is not None:
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+            self.path = None

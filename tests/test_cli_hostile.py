@@ -133,3 +133,16 @@ def test_grab_onto_a_directory_names_it(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err == f"fbgfx: error: {target}: cannot save the picture there (Is a directory)\n"
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def test_colon_in_a_file_path_is_escaped(tmp_path, capsys):
+    """`file=DIR/a\\:b.raw` names the file `a:b.raw` (a bare `:` separates options, so it was read as a format)."""
+    png = tmp_path / "red.png"
+    Image.new("RGB", (64, 48), "red").save(png)
+    spec = f"virtual:64x48:file={tmp_path}/a\\:b.raw:RGB565"
+    assert main(["show", str(png), "-d", spec, "--duration", "0"]) == 0, capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == ["a:b.raw", "a:b.raw.state.json", "red.png"]
+    with fbgfx.open(spec, readonly=True) as fb:
+        assert fb.format.name == "RGB565" and fb.snapshot().getpixel((5, 5)) == (255, 0, 0)
+    assert main(["show", str(png), "-d", f"virtual:64x48:file={tmp_path}/x:y.raw", "--duration", "0"]) == 2
+    assert "'y.raw'" in capsys.readouterr().err  # unescaped: the rest is taken for a format, and the error says so

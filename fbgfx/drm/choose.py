@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 
 from ..errors import FramebufferError, ModeError
 from .card import CardLike, Connector, DrmMode
@@ -20,6 +21,7 @@ __all__ = [
     "pick_crtc",
     "pick_modes",
     "shared_modes",
+    "without_sizeless_modes",
 ]
 
 
@@ -34,7 +36,7 @@ def pick_connectors(
             connectors), one with nothing connected and no modes, one this program
             already shows on (``EBUSY``), or no connected connector is free.
     """
-    listing = ", ".join(f"{c.name} ({'connected' if c.connected else 'disconnected'})" for c in connectors) or "none"
+    listing = ", ".join(f"{c.name} ({_state(c)})" for c in connectors) or "none"
     if names:
         chosen = []
         for name in names:
@@ -62,7 +64,35 @@ def pick_connectors(
         raise FramebufferError(
             errno.EBUSY, f"every connected display is already open in this program; connectors: {listing}", path
         )
+    if any(c.connected for c in connectors):
+        raise FramebufferError(
+            errno.ENODEV,
+            "no connected display lists a mode (the driver could not read one from the monitor); "
+            f"connectors: {listing}",
+            path,
+        )
     raise FramebufferError(errno.ENODEV, f"no connected display; connectors: {listing}", path)
+
+
+def _state(c: Connector) -> str:
+    """How a connector is, for listings: a connected one without modes says so."""
+    if not c.connected:
+        return "disconnected"
+    return "connected" if c.modes else "connected, no modes"
+
+
+def without_sizeless_modes(connectors: Sequence[Connector], path: str) -> list[Connector]:
+    """The connectors without the modes of no size a driver may list (they cannot be
+    shown, and a pitch of 0 divides nothing).
+
+    Raises:
+        ModeError: Every connected connector lists only such modes.
+    """
+    cleaned = [replace(c, modes=tuple(m for m in c.modes if m.hdisplay > 0 and m.vdisplay > 0)) for c in connectors]
+    if any(c.connected and c.modes for c in connectors) and not any(c.connected and c.modes for c in cleaned):
+        listing = "; ".join(f"{c.name}: {mode_listing(c.modes)}" for c in connectors if c.modes)
+        raise ModeError(errno.EINVAL, f"the driver lists only modes of no size ({listing})", path)
+    return cleaned
 
 
 def common_sizes(connectors: Sequence[Connector]) -> list[tuple[int, int]]:

@@ -62,7 +62,15 @@ from ..screeninfo import (
 from . import hotplug
 from .buffers import Buffers
 from .card import BY_FOURCC, FOURCC_FORMATS, Card, CardLike, Connector, CrtcState, DrmMode, Plane
-from .choose import encoder_crtc, mode_for_size, pick_connectors, pick_crtc, pick_modes, shared_modes
+from .choose import (
+    encoder_crtc,
+    mode_for_size,
+    pick_connectors,
+    pick_crtc,
+    pick_modes,
+    shared_modes,
+    without_sizeless_modes,
+)
 from .discovery import find_cards, find_display, parse_spec
 from .shared import SharedCard
 
@@ -253,7 +261,7 @@ class DrmDevice:
         shared.join(self, console=console)
         crtcs, conns, _ = card.resources()
         self._crtc_ids = crtcs
-        connectors = [card.connector(c) for c in conns]
+        connectors = without_sizeless_modes([card.connector(c) for c in conns], self.path)
         with shared.lock:
             chosen = pick_connectors(connectors, names, shared.connector_names(), self.path)
             for c in chosen:

@@ -53,6 +53,8 @@ def parse_spec(spec: str) -> tuple[str | None, dict[str, str]]:
             key, _, value = part.partition("=")
             if key not in ("connector", "mode", "format"):
                 raise ValueError(f"unknown drm: option {key!r} in {spec!r}; options: connector=, mode=, format=")
+            if key in options:  # as virtual: refuses, rather than the last one winning
+                raise ValueError(f"option {key!r} given twice in {spec!r}")
             options[key] = value
         elif i == 0 and card is None:
             card = part if part.startswith("/") else os.path.join(DRI_DIR, part)
