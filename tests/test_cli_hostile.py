@@ -43,11 +43,12 @@ def test_closed_stdout_ends_quietly(args):
     assert out.returncode == 141
 
 
-def test_show_fifo_nobody_writes_ends_at_duration(tmp_path):
-    """`fbgfx show FIFO --duration 1` with no writer: one error line naming the FIFO, instead of hanging."""
+@pytest.mark.parametrize("command", ["show", "play"])
+def test_fifo_nobody_writes_ends_at_duration(tmp_path, command):
+    """`fbgfx show|play FIFO --duration 1` with no writer: one error line naming the FIFO, instead of hanging."""
     fifo = tmp_path / "pic.png"
     os.mkfifo(fifo)
-    out = fbgfx_cli("show", str(fifo), "-d", "virtual:64x48", "--duration", "1")
+    out = fbgfx_cli(command, str(fifo), "-d", "virtual:64x48", "--duration", "1")
     assert out.returncode == 2
     assert out.stderr.splitlines() == [f"fbgfx: error: {fifo}: nothing was written to the FIFO before --duration ended"]
 

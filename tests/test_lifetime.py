@@ -140,6 +140,23 @@ def test_old_pixel_views_no_longer_reach_the_device(tmp_path, spec):
         again.close()
 
 
+def test_fbdev_mapping_views_stop_reaching_the_device_after_close(tmp_path):
+    """/dev/fbN's mapping (KernelDevice, a file standing in for the device): a view kept past close writes nowhere."""
+    from fbgfx._kernel import KernelDevice
+
+    mem = tmp_path / "fbmem"
+    mem.write_bytes(bytes(8192))
+    device = KernelDevice.__new__(KernelDevice)  # the device check wants a /dev/fbN
+    device.path, device.fd = str(mem), os.open(mem, os.O_RDWR)
+    mapping = device.map(8192)
+    view = np.frombuffer(mapping, np.uint8)
+    view[:16] = 1
+    device.unmap(mapping)
+    device.close()
+    view[:] = 0xAB  # still valid memory
+    assert mem.read_bytes() == bytes([1] * 16) + bytes(8192 - 16)
+
+
 def test_drm_views_and_screens_after_close():
     """On drm: a Screen's present() after fb.close() raises and frees nothing twice."""
     card = FakeCard()

@@ -30,6 +30,7 @@ from ._common import (
     now,
     open_device,
     parse_size,
+    read_fifo,
     reading,
     saved_screen,
     seconds,
@@ -98,13 +99,13 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, context: Context) -> int:
     """Play an animation file or raw frames from stdin, until they end or --duration."""
+    stop = None if args.duration is None else now() + args.duration
     if args.file == "-":
         source = _raw_source(args)
     else:
         if args.size:
             raise CliError("--size is for raw frames on stdin (FILE '-'); an animation file knows its size")
-        source = _animation_source(args)
-    stop = None if args.duration is None else now() + args.duration
+        source = _animation_source(args, stop)
     # Read and decode in a thread (both release the GIL) while frames are shown.
     frames = Prefetch(source, _PREFETCH, name="fbgfx-play-reader")
     try:
@@ -183,11 +184,13 @@ def play_frames(
         status.finish()
 
 
-def _animation_source(args: argparse.Namespace) -> Iterator[Frame]:
-    """(RGB array, seconds) for every frame of an image file, looping when asked."""
+def _animation_source(args: argparse.Namespace, stop: float | None = None) -> Iterator[Frame]:
+    """(RGB array, seconds) for every frame of an image file, looping when asked; a
+    FIFO is read whole before ``stop`` (opening one waits for a writer)."""
     path: str = args.file
+    data = read_fifo(path, stop, "an animation")
     with reading(path, "an image or animation"):
-        im = Image.open(path)
+        im = Image.open(path if data is None else io.BytesIO(data))
     fixed = None if args.fps is None else (1.0 / args.fps if args.fps else 0.0)
 
     def decode() -> Iterator[Frame]:

@@ -248,6 +248,32 @@ def run_card(driver: str, card: str, qid: str) -> None:
             result = compare(shot >> bits, want >> bits)
             return {"format": fb.format.name, "buffering": screen.buffering, **result}
 
+    @LINK.step(f"fork:{driver}")
+    def _fork() -> dict[str, Any]:
+        # A forked child closing what it inherited must leave the parent's display, its
+        # buffers and DRM master alone; after close, an old view reaches nothing.
+        before = crtc_states(card)
+        with fbgfx.open(spec) as fb, fb.screen() as screen:
+            screen.present(frame_picture(4, fb.width, fb.height))
+            fb.wait_flip()
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    screen.close()
+                    fb.close()
+                finally:
+                    os._exit(0)
+            os.waitpid(pid, 0)
+            want = frame_picture(5, fb.width, fb.height)
+            screen.present(want)  # needs DRM master: EACCES if the child dropped it
+            fb.wait_flip()
+            after_child = compare(settled(qid, f"fork-{driver}"), want)
+            old = fb.pixels
+        closed = settled(qid, f"closed-{driver}")
+        old[...] = 0xFFFFFF  # written after close: must not reach the display
+        written = compare(settled(qid, f"closed-written-{driver}"), closed)
+        return {"after_child": after_child, "old_view": written, "restored": crtc_states(card) == before}
+
     @LINK.step(f"mode:{driver}")
     def _mode() -> dict[str, Any]:
         with fbgfx.open(spec) as fb:

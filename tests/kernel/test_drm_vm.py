@@ -159,6 +159,17 @@ def test_rgb565_where_the_plane_offers_it(drm_vm, driver):
 
 
 @pytest.mark.parametrize("driver", DRIVERS)
+def test_forked_child_close_and_old_views(drm_vm, driver):
+    """A forked child closing the Screen and device leaves the parent flipping (master
+    kept, its next frame on the screendump); after close, writing through an old
+    fb.pixels view changes nothing on the monitor; the CRTC comes back as it was."""
+    r = _step(drm_vm, f"fork:{driver}")
+    _shows(r["after_child"], f"{driver} frame after the child closed")
+    _shows(r["old_view"], f"{driver} monitor after writing an old view")
+    assert r["restored"], r
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
 def test_set_mode_changes_the_monitor(drm_vm, driver):
     """set_mode to another connector mode changes the monitor's size; a size the
     connector does not list is a ModeError naming its modes."""
