@@ -393,3 +393,50 @@ def test_viewers_follow_a_drawing_thread_exactly():
     assert all(np.array_equal(c, want) for c in canvases)
     assert want.any()
     fb.close()
+
+
+def test_input_on_a_virtual_display_without_a_file_is_one_error_line():
+    """--input on a virtual display no other program can read is refused with one error line."""
+    res = subprocess.run(
+        [sys.executable, "-m", "fbgfx", "serve", "-d", "virtual:32x32", "--input", "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fbgfx: error: ") and "file=" in lines[0], res.stderr
+
+
+def test_a_press_before_the_first_picture_is_not_lost():
+    """Presses that arrive while the first grab is still being made reach the touchscreen."""
+    import threading
+
+    fb = fbgfx.open("virtual:64x48:RGB565")
+    source = FramebufferSource(fb)
+    release = threading.Event()
+
+    class SlowSource:
+        def read(self):
+            release.wait(30)  # a slow display: the first picture takes a while
+            return source.read()
+
+    recorder = _Recorder()
+
+    async def main(port):
+        async with connect(f"ws://127.0.0.1:{port}/ws", origin=f"http://127.0.0.1:{port}") as ws:
+            assert json.loads(await ws.recv())["input"] is True
+            for action in ("down", "up"):
+                await ws.send(json.dumps({"type": "pointer", "action": action, "x": 7, "y": 8}))
+            await asyncio.to_thread(wait_until, lambda: len(recorder.calls) == 2, 20, "the presses")
+            release.set()
+            await ws.recv()  # then the picture's mode
+
+    try:
+        with Server(SlowSource(), port=0, touch=recorder) as server:
+            asyncio.run(main(server.port))
+    finally:
+        release.set()
+    assert recorder.calls == [("press", 7, 8), ("release",)]
+    fb.close()

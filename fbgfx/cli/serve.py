@@ -8,16 +8,13 @@ import sys
 from typing import TYPE_CHECKING
 
 from .._open import resolve
-from ..device import Framebuffer
-from ..virtual_touch import VirtualTouch, display_file
+from ..uinput_touch import UinputTouch, finger_for
 from ._common import CliError, Command, Context, drm_target, in_process_only, open_device
 
 if TYPE_CHECKING:
     from ..serve import Server
 
 __all__ = ["COMMAND"]
-
-_NO_UINPUT = "--input drives the touchscreen of a file-backed virtual display (virtual:WxH:file=PATH) only, so far"
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
@@ -46,28 +43,22 @@ def run(args: argparse.Namespace, context: Context) -> int:
     options = {"bind": args.bind, "port": args.port, "token": args.token, "fps": args.fps}
     target = drm_target(args)
     if target is not None:
-        if args.input:
-            raise CliError(_NO_UINPUT)
         # What the card shows, whoever shows it, read-only: serving never takes the display over.
         source = ScanoutSource(target[0], target[1].get("connector"))
-        source.read()  # a card showing nothing, or no permission: one error line now
-        _serve(Server(source, **options), args)
+        _, native, _, width = source.read()  # a card showing nothing, or no permission: one error line now
+        with contextlib.ExitStack() as stack:
+            finger = stack.enter_context(UinputTouch((width, native.shape[0]))) if args.input else None
+            _serve(Server(source, touch=finger, **options), args)
         return 0
     with contextlib.ExitStack() as stack:
         fb = stack.enter_context(open_device(args, readonly=True))
-        touch = stack.enter_context(_touch_for(fb)) if args.input else None
+        touch = None
+        if args.input:  # a file-backed virtual display's own touchscreen, else a uinput one
+            touch = finger_for(fb)
+            stack.enter_context(contextlib.closing(touch))  # type: ignore[type-var]  # both kinds close
         note = "nothing but this process sees a virtual display without file=" if in_process_only(fb) else None
         _serve(Server(fb, touch=touch, **options), args, note)
     return 0
-
-
-def _touch_for(fb: Framebuffer) -> VirtualTouch:
-    """The touchscreen --input drives: a file-backed virtual display's own."""
-    if not fb.path.startswith("virtual:"):
-        raise CliError(_NO_UINPUT)
-    if display_file(None, fb) is None:
-        raise CliError("--input: a virtual display without file= has no touchscreen another program can read")
-    return VirtualTouch(fb)
 
 
 def _serve(server: Server, args: argparse.Namespace, note: str | None = None) -> None:

@@ -216,12 +216,13 @@ class _Hub:
 
     def _touch(self, ws: ServerConnection, action: str, x: int, y: int) -> None:
         touch = self.config.touch
-        frame = self.stream.frame
-        if touch is None or frame is None:
+        if touch is None:
             return  # no input unless the server was started with it
         if self.toucher is not None and self.toucher is not ws:
             return  # one finger at a time: another viewer's is down
-        x, y = min(max(x, 0), frame.width - 1), min(max(y, 0), frame.height - 1)
+        frame = self.stream.frame
+        if frame is not None:  # else the touchscreen checks the position itself
+            x, y = min(max(x, 0), frame.width - 1), min(max(y, 0), frame.height - 1)
         try:
             if action == "down":
                 if self.toucher is ws:

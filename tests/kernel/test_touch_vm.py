@@ -10,7 +10,8 @@ the shared directory; the tests below check what it recorded:
 - ``examples/paint.py --rotate 90`` draws under the tap, on qemu's own screendump;
 - ``fbgfx touch --list`` stars the tablet; ``fbgfx touch --rotate 90`` prints a tap;
 - an overflow of the kernel's event buffer (SYN_DROPPED) is resynchronised;
-- unbinding the tablet's driver while a read waits ends it with ENODEV, not a hang.
+- unbinding the tablet's driver while a read waits ends it with ENODEV, not a hang;
+- ``fbgfx serve --input`` on /dev/fb0 makes a uinput touchscreen that programs read (last).
 
 A boot of its own, so it does not wait on the display boots of conftest.py (the VM
 plumbing is _vm.py's, shared with them). Set FBGFX_VM_RESULTS=DIR to keep the logs in
@@ -89,7 +90,7 @@ def guest() -> dict[str, Any]:
         pytest.skip(reason)
     outdir = results_dir("touch")
     prepare = [
-        f"modprobe -a virtio_input evdev bochs >{outdir}/modprobe.txt 2>&1",
+        f"modprobe -a virtio_input evdev bochs uinput >{outdir}/modprobe.txt 2>&1",
         "for i in $(seq 100); do [ -e /dev/fb0 ] && ls /dev/input/event* >/dev/null 2>&1 && break; sleep 0.1; done",
     ]
     script = guest_script(outdir, prepare, guest_python("tests/kernel/touch_guest.py", outdir))
@@ -189,6 +190,17 @@ def test_overflow_is_resynchronised(guest):
     assert r["events"] == [["down", last, last]]
     assert r["released"] == [["up", last, last]]
     assert r["after"] == [["down", 16384, 8192], ["up", 16384, 8192]]
+
+
+def test_serve_input_makes_a_uinput_touchscreen(guest):
+    """What ``fbgfx serve -d /dev/fb0 --input`` does: a "fbgfx uinput touchscreen" that touch.open()
+    picks; a viewer's press at canvas pixel (100, 50) reads as a tap there; gone once closed."""
+    r = _step(guest, "serve_uinput")
+    assert "made" in r, r
+    assert [name for _, name in r["made"]] == ["fbgfx uinput touchscreen"]
+    assert r["name"] == "fbgfx uinput touchscreen"
+    assert r["events"] == [["down", 100, 50], ["up", 100, 50]]
+    assert r["left"] == [], r["stderr"]
 
 
 def test_unplugged_device_ends_the_read(guest):

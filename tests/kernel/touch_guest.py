@@ -170,6 +170,48 @@ def _ppm_pixel(path: Path, x: int, y: int) -> tuple[int, int, int]:
     return tuple(data[at : at + 3])  # type: ignore[return-value]
 
 
+def _serve_uinput() -> dict[str, Any]:
+    """What ``fbgfx serve --input`` does on /dev/fb0, in this process: a uinput touchscreen
+    that fbgfx.touch.open() picks (INPUT_PROP_DIRECT), driven by a viewer's presses."""
+    try:
+        import asyncio
+        import json
+
+        from websockets.asyncio.client import connect
+    except ImportError:
+        return {"skipped": "websockets (fbgfx[serve]) is not installed"}
+    from fbgfx.serve import Server
+    from fbgfx.uinput_touch import UinputTouch
+
+    progress = Path(sys.argv[1]) / "serve-progress.txt"
+
+    def mark(what: str) -> None:  # a step that hangs shows where
+        with progress.open("a") as f:
+            f.write(f"{time.monotonic():.1f} {what}\n")
+
+    before = {d.path for d in fbgfx.touch.list_devices()}
+    with fbgfx.open("/dev/fb0", readonly=True) as fb, UinputTouch(fb) as finger:
+        mark(f"made {finger.device.path}")
+        made = [[d.path, d.name] for d in fbgfx.touch.list_devices() if d.path not in before]
+        with fbgfx.touch.open(screen=fb) as ts, Server(fb, port=0, touch=finger) as server:
+            mark(f"serving on {server.port}, reading {ts.path}")
+
+            async def press() -> None:
+                origin = f"http://127.0.0.1:{server.port}"
+                async with connect(f"ws://127.0.0.1:{server.port}/ws", origin=origin) as ws:
+                    await ws.recv()  # hello
+                    for action in ("down", "up"):
+                        await ws.send(json.dumps({"type": "pointer", "action": action, "x": 100, "y": 50}))
+
+            asyncio.run(asyncio.wait_for(press(), 60))
+            mark("pressed")
+            events = [[t, x, y] for t, x, y, *_ in events_until_up(ts, 60)]
+            name = ts.device.name
+    left = sorted({d.path for d in fbgfx.touch.list_devices()} - before)
+    mark("done")
+    return {"made": made, "name": name, "events": events, "left": left}
+
+
 def _unplug() -> dict[str, Any]:
     """Unbind the tablet's driver while a read waits: the read must end with ENODEV."""
     with fbgfx.touch.open() as ts:
@@ -199,6 +241,7 @@ if __name__ == "__main__":
         ("cli_list", _cli_list),
         ("cli_events", _cli_events),
         ("overflow", _overflow),
-        ("unplug", _unplug),  # last: the tablet is gone afterwards
+        ("unplug", _unplug),  # the tablet is gone afterwards
+        ("serve_uinput", _serve_uinput),
     ]:
         LINK.record(name, fn)
