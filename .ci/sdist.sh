@@ -33,6 +33,15 @@ done
 python3 -c 'import sys, zipfile; sys.exit("fbgfx/serve/page.html" not in zipfile.ZipFile(sys.argv[1]).namelist())' "$wheel" \
     || { echo "sdist.sh: fbgfx/serve/page.html is missing from the wheel" >&2; exit 1; }
 
+# The pytest plugin is a top-level module beside the package, found through its entry point.
+python3 - "$wheel" <<'PY' || { echo "sdist.sh: the wheel lacks pytest_fbgfx.py or its pytest11 entry point" >&2; exit 1; }
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+eps = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+text = zipfile.ZipFile(sys.argv[1]).read(eps[0]).decode() if eps else ""
+sys.exit(not ("pytest_fbgfx.py" in names and "[pytest11]" in text and "fbgfx = pytest_fbgfx" in text))
+PY
+
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install -q "$sdist"
 cd "$work"   # away from the source tree, so the installed package is what imports

@@ -61,14 +61,19 @@ class FrameTimeout(TimeoutError):
 
 
 class Display:
-    """A virtual display a test runs an app on: look at it, touch it, wait for frames.
+    """A display a test runs an app on: look at it, touch it, wait for its frames.
 
     Made by the ``fbgfx_display`` fixture (and :meth:`add_display`); closed when the
-    test ends. Its framebuffer file lives in a folder of pytest's temporary directory.
+    test ends. A virtual display's framebuffer file lives in a folder of pytest's
+    temporary directory; a real one (``device=``, ``--fbgfx-device``) is only looked at,
+    and touched through a uinput touchscreen.
 
     Attributes:
-        spec: The ``virtual:...:file=...`` spec the app opens (``$FRAMEBUFFER``).
-        path: The framebuffer file.
+        spec: What the app opens (``$FRAMEBUFFER``): a ``virtual:...:file=...`` spec,
+            ``/dev/fbN`` or ``drm:...``.
+        path: The framebuffer file (the device for a real display).
+        extra_env: What a real display's apps need besides ``$FRAMEBUFFER``
+            (``$FBGFX_FRAMES``, ``$FBGFX_TOUCH``); in :attr:`env`, and set while the test runs.
     """
 
     def __init__(self, spec: str, test: _Test) -> None:
@@ -80,7 +85,6 @@ class Display:
         self._touch_error: TouchError | None = None
         self._others: list[Display] = []
         self._apps: list[tuple[subprocess.Popen[Any], Any]] = []  # each with its stderr file
-        #: Environment the display's apps need besides $FRAMEBUFFER (real displays).
         self.extra_env: dict[str, str] = {}
         try:
             if spec.startswith("virtual:"):
