@@ -68,5 +68,6 @@ def test_dashboard_matches_but_for_its_clock(fbgfx_display):
     start(fbgfx_display, "dashboard.py", "--demo")
     fbgfx_display.wait_for_frame(60)
     clock = (240, 0, 480, 29)
-    # tolerance and max_pixels: anti-aliased text edges shift a little between FreeType releases.
-    fbgfx_display.assert_matches("demo", ignore=[clock], tolerance=64, max_pixels=300)
+    # The text matched to the pixel between Pillow 10.4 (FreeType 2.13.2) and 13.0 (FreeType 2.14.3); max_pixels
+    # leaves room for the gauges' polygon edges, which arm64 rounds with fused multiply-adds (as Pillow does there).
+    fbgfx_display.assert_matches("demo", ignore=[clock], max_pixels=300)

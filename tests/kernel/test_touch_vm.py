@@ -10,6 +10,8 @@ the shared directory; the tests below check what it recorded:
 - ``examples/paint.py --rotate 90`` draws under the tap, on qemu's own screendump;
 - ``fbgfx touch --list`` stars the tablet; ``fbgfx touch --rotate 90`` prints a tap;
 - an overflow of the kernel's event buffer (SYN_DROPPED) is resynchronised;
+- a uinput touchscreen (fbgfx.uinput_touch, the plugin's way to touch real displays)
+  is found and read like the panel's own;
 - unbinding the tablet's driver while a read waits ends it with ENODEV, not a hang;
 - ``fbgfx serve --input`` on /dev/fb0 makes a uinput touchscreen that programs read (last).
 
@@ -201,6 +203,18 @@ def test_serve_input_makes_a_uinput_touchscreen(guest):
     assert r["name"] == "fbgfx uinput touchscreen"
     assert r["events"] == [["down", 100, 50], ["up", 100, 50]]
     assert r["left"] == [], r["stderr"]
+
+
+def test_uinput_touchscreen_on_the_real_panel(guest):
+    """fbgfx.uinput_touch (how the pytest plugin touches /dev/fbN and drm:): a touchscreen with the panel's range
+    that touch.open() finds first, whose tap at panel (100, 600) reads as logical (600, 1179) turned 90; removed
+    on close."""
+    r = _step(guest, "uinput")
+    assert r["chosen"] == r["node"] and r["node"].startswith("/dev/input/event")
+    assert r["summary"] == "fbgfx uinput touchscreen: touchscreen, 0..1279 x 0..799"
+    assert r["readers"] == 1
+    assert r["events"] == [["down", 600, 1179, 0], ["up", 600, 1179, 0]]
+    assert r["gone"]
 
 
 def test_unplugged_device_ends_the_read(guest):

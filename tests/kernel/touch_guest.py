@@ -145,6 +145,32 @@ def _overflow() -> dict[str, Any]:
     return {"events": events, "released": released, "after": after}
 
 
+def _uinput() -> dict[str, Any]:
+    """A uinput touchscreen made for /dev/fb0's panel (what the pytest plugin taps real
+    displays through), found by touch.open() with no path and read on a Screen turned 90."""
+    loaded = subprocess.run(["modprobe", "uinput"], capture_output=True, text=True)
+    if not os.path.exists("/dev/uinput"):
+        return {"error": f"no /dev/uinput after modprobe uinput: {loaded.stderr.strip()}"}
+    from fbgfx.uinput_touch import UinputTouch
+
+    with fbgfx.open("/dev/fb0") as fb, UinputTouch(fb) as finger:
+        chosen = fbgfx.touch.find_device()
+        with fb.screen(rotate=90) as screen, fbgfx.touch.open(finger.device.path, screen=screen) as ts:
+            readers = finger.readers
+            finger.tap(100, 600)  # panel pixels
+            events = events_until_up(ts)
+            summary = ts.device.summary()
+        node = finger.device.path
+    return {
+        "node": node,
+        "chosen": chosen.path,
+        "readers": readers,
+        "summary": summary,
+        "events": [e[:4] for e in events],
+        "gone": not os.path.exists(node),
+    }
+
+
 def _checkout_env() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=str(REPO))  # this checkout's fbgfx, not an installed one
 
@@ -241,6 +267,7 @@ if __name__ == "__main__":
         ("cli_list", _cli_list),
         ("cli_events", _cli_events),
         ("overflow", _overflow),
+        ("uinput", _uinput),  # makes and removes its own touchscreen
         ("unplug", _unplug),  # the tablet is gone afterwards
         ("serve_uinput", _serve_uinput),
     ]:
