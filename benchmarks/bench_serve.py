@@ -178,7 +178,10 @@ def live(seconds, fps):
     latencies = [t - flips[n] for t, n in log if n in flips]
     updates = [t for t, n in log if n in flips]
     span = (updates[-1] - updates[0]) / 1000 if len(updates) > 1 else float("nan")
+    gaps = [b - a for a, b in zip(updates, updates[1:])]
     return {
+        "interval_median": statistics.median(gaps),
+        "interval_max": max(gaps),
         "drawn_fps": drawn / wall,
         "updates_per_s": (len(updates) - 1) / span,
         "cpu": cpu / wall,
@@ -236,6 +239,10 @@ def main():
     print("\n1. live: 800x480 dashboard drawn at 60 fps, `fbgfx serve` pinned to one core, headless Chromium")
     r = live(args.seconds, args.fps)
     print(f"   drawn {r['drawn_fps']:.1f} fps here; page drew {r['updates_per_s']:.1f} updates/s (target >= 30)")
+    print(
+        f"   between two drawn updates: median {r['interval_median']:.1f} ms "
+        f"(= {1000 / r['interval_median']:.1f}/s), longest {r['interval_max']:.0f} ms (a busy machine's stalls)"
+    )
     print(f"   server CPU {r['cpu']:.2f} of one core (target < 1)")
     print(
         f"   flip-to-canvas latency: median {r['latency_median']:.1f} ms, 95th percentile "

@@ -146,9 +146,9 @@ class _Hub:
             if changed:
                 for wake in self.viewers.values():
                     wake.set()
-            # Grabs keep to a fixed beat (a late one is made up by the next), unless a
-            # whole period was lost: then the beat starts again from now.
-            due = max(due + (period if error is None else 1.0), loop.time() - period)
+            # Grabs keep to a fixed beat: late ones (a busy machine) are made up by the
+            # next ones, up to three periods behind; then the beat starts again from now.
+            due = max(due + (period if error is None else 1.0), loop.time() - 3 * period)
             await asyncio.sleep(max(0.0, due - loop.time()))
 
     async def viewer(self, ws: ServerConnection) -> None:
