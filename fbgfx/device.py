@@ -146,11 +146,10 @@ class Framebuffer:
     def __del__(self) -> None:
         # A safety net, as for files: a device dropped without close() is put back as
         # it is collected (the restore registry holds it weakly). Programs close.
-        if getattr(self, "_closed", True) or getattr(self, "_pid", None) != os.getpid():
-            return
         try:
-            self.close()
-        except Exception:  # noqa: S110 - nothing to report to during collection
+            if not getattr(self, "_closed", True) and getattr(self, "_pid", None) == os.getpid():
+                self.close()
+        except Exception:  # noqa: S110 - nothing to report to during collection (or shutdown)
             pass
 
     def adopt(self, part: Any) -> None:
