@@ -16,8 +16,7 @@ from typing import Any
 
 from ._kernel import KernelDevice
 from .drm import find_cards, probe
-from .drm.discovery import monitor_name
-from .errors import FramebufferError
+from .drm.discovery import edid_monitor_name, monitor_name
 from .modes import Mode, parse_sysfs_modes, read_sysfs_modes
 
 __all__ = ["Display", "displays"]
@@ -71,33 +70,33 @@ class Display:
         return f"{self.spec}  ({', '.join(extra)})"
 
 
-def displays(dri_dir: str = "/dev/dri", fb_glob: str = "/dev/fb[0-9]*") -> list[Display]:
+def displays(dri_dir: str = "/dev/dri", fb_glob: str = "/dev/fb[0-9]*", sysfs: str = "/sys/class") -> list[Display]:
     """Every connector of every DRM card (in card, then connector order), then every
     ``/dev/fbN``.
 
-    A card that cannot be read (permission, a render-only card) is left out, as is a
-    ``/dev/fbN`` that cannot be opened; nothing is raised.
+    A card or ``/dev/fbN`` this user may not open (not in group ``video``) is described
+    from sysfs (``/sys/class/drm``, ``/sys/class/graphics``): without refresh rates, the
+    size from the EDID. A render-only card has no connectors; nothing is raised.
 
     Args:
         dri_dir: Where the DRM card nodes are.
         fb_glob: Which framebuffer nodes to list.
+        sysfs: Where sysfs' device classes are.
     """
     found: list[Display] = []
     for path in find_cards(dri_dir):
-        found += _card_displays(path)
+        found += _card_displays(path, os.path.join(sysfs, "drm"))
     for path in sorted(glob.glob(fb_glob), key=_node_number):
-        shown = _fb_display(path)
-        if shown is not None:
-            found.append(shown)
+        found.append(_fb_display(path, os.path.join(sysfs, "graphics")))
     return found
 
 
-def _card_displays(path: str) -> list[Display]:
+def _card_displays(path: str, sysfs_root: str) -> list[Display]:
     try:
         info = probe(path)
     except OSError:
-        return []
-    name = os.path.basename(path)
+        # Not allowed to open the card (not in group video): sysfs tells most of it.
+        return _sysfs_card_displays(path, sysfs_root)
     out = []
     for c in info.connectors:
         modes = _unique(m.to_mode() for m in c.modes)
@@ -110,47 +109,95 @@ def _card_displays(path: str) -> list[Display]:
                 preferred=preferred,
                 modes=modes,
                 size_mm=(c.mm_width, c.mm_height) if c.mm_width and c.mm_height else None,
-                monitor=monitor_name(path, c.name) if c.connected else None,
-                spec=f"drm:{name if os.path.dirname(path) == '/dev/dri' else path}:connector={c.name}",
+                monitor=monitor_name(path, c.name, sysfs_root) if c.connected else None,
+                spec=_spec(path, c.name),
             )
         )
     return out
 
 
-def _fb_display(path: str) -> Display | None:
+def _sysfs_card_displays(path: str, root: str) -> list[Display]:
+    """A card's connectors as sysfs lists them (``card0-HDMI-A-1/status``, ``modes``,
+    ``edid``): readable by every user; no refresh rates, the size from the EDID."""
+    name = os.path.basename(path)
+    out = []
+    for folder in sorted(glob.glob(os.path.join(root, f"{name}-*"))):
+        connector = os.path.basename(folder)[len(name) + 1 :]
+        status = _read(os.path.join(folder, "status")).strip()
+        listed = (re.fullmatch(r"(\d+)x(\d+)(i?)", line) for line in _read(os.path.join(folder, "modes")).split())
+        modes = _unique(
+            Mode(int(m.group(1)), int(m.group(2)), interlaced=bool(m.group(3)), source="sysfs") for m in listed if m
+        )
+        edid = _read_bytes(os.path.join(folder, "edid"))
+        cm = (edid[21], edid[22]) if len(edid) >= 128 else (0, 0)
+        out.append(
+            Display(
+                card=path,
+                connector=connector,
+                connected=status == "connected",
+                preferred=modes[0] if modes else None,  # the kernel lists the preferred mode first
+                modes=modes,
+                size_mm=(cm[0] * 10, cm[1] * 10) if all(cm) else None,
+                monitor=edid_monitor_name(edid),
+                spec=_spec(path, connector),
+            )
+        )
+    return out
+
+
+def _spec(path: str, connector: str) -> str:
+    name = os.path.basename(path)
+    return f"drm:{name if os.path.dirname(path) == '/dev/dri' else path}:connector={connector}"
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read(256)
+    except OSError:
+        return b""
+
+
+def _fb_display(path: str, root: str) -> Display:
+    current = _sysfs_mode(path, root)
+    listed = read_sysfs_modes(os.path.basename(path), root)
+    size_mm = None
     try:
         dev = KernelDevice(path)
-    except FramebufferError:
-        return None
-    try:
-        var = dev.get_var()
+        try:
+            var = dev.get_var()
+        finally:
+            dev.close()
     except OSError:
-        return None
-    finally:
-        dev.close()
-    current = Mode(var.xres, var.yres, var.bits_per_pixel, source="device")
-    listed = read_sysfs_modes(path)
-    current_listed = _sysfs_mode(path)
-    if current_listed is not None and (current_listed.width, current_listed.height) == (var.xres, var.yres):
-        current = dataclasses.replace(current_listed, bpp=var.bits_per_pixel)
+        pass  # not allowed to open it: what sysfs says
+    else:
+        if current is None or (current.width, current.height) != (var.xres, var.yres):
+            current = Mode(var.xres, var.yres, source="device")
+        current = dataclasses.replace(current, bpp=var.bits_per_pixel)
+        if 0 < var.width < 0xFFFFFFFF and 0 < var.height < 0xFFFFFFFF:
+            size_mm = (var.width, var.height)
     return Display(
         card=path,
         connector=None,
         connected=True,
         preferred=current,
-        modes=_unique([current, *listed]),
-        size_mm=(var.width, var.height) if 0 < var.width < 0xFFFFFFFF and 0 < var.height < 0xFFFFFFFF else None,
+        modes=_unique([*([current] if current else []), *listed]),
+        size_mm=size_mm,
         monitor=None,
         spec=path,
     )
 
 
-def _sysfs_mode(path: str) -> Mode | None:
-    try:
-        with open(f"/sys/class/graphics/{os.path.basename(path)}/mode", encoding="ascii", errors="replace") as f:
-            found = parse_sysfs_modes(f.read())
-    except OSError:
-        return None
+def _sysfs_mode(path: str, root: str) -> Mode | None:
+    found = parse_sysfs_modes(_read(os.path.join(root, os.path.basename(path), "mode")))
     return found[0] if found else None
 
 

@@ -35,7 +35,7 @@ def two_cards(monkeypatch):
     monkeypatch.setattr(fbgfx.drm.discovery, "find_cards", lambda dri_dir="/dev/dri": list(cards))
     monkeypatch.setattr(listing, "find_cards", lambda dri_dir="/dev/dri": list(cards))
     monkeypatch.setattr(fbgfx.drm.discovery, "Card", lambda path: Peek(cards[path]))
-    monkeypatch.setattr(listing, "monitor_name", lambda card, conn: "QEMU Monitor")
+    monkeypatch.setattr(listing, "monitor_name", lambda card, conn, root: "QEMU Monitor")
     return cards
 
 
@@ -256,6 +256,41 @@ def test_info_all_prints_every_display_and_its_spec(two_cards, capsys, monkeypat
     data = json.loads(capsys.readouterr().out)
     assert data[2]["spec"] == "drm:card1:connector=Virtual-1" and data[2]["preferred"] == "1280x800@60"
     assert data[2]["size_mm"] == [300, 200] and "1024x768@75" in data[2]["modes"]
+
+
+def test_displays_a_user_may_not_open_come_from_sysfs(tmp_path, monkeypatch):
+    """Without permission to open the card or /dev/fb0, displays() reads sysfs: status,
+    modes, the EDID's name and size, the fbdev's current mode."""
+
+    def refuse(path):
+        raise fbgfx.FramebufferError(13, "permission denied", path)
+
+    monkeypatch.setattr(fbgfx.drm.discovery, "Card", refuse)
+    monkeypatch.setattr(listing, "find_cards", lambda dri_dir="/dev/dri": ["/dev/dri/card0"])
+    sysfs = tmp_path / "sys"
+    hdmi1, hdmi2, fb0 = sysfs / "drm/card0-HDMI-A-1", sysfs / "drm/card0-HDMI-A-2", sysfs / "graphics/fb0"
+    for folder in (hdmi1, hdmi2, fb0):
+        folder.mkdir(parents=True)
+    block = bytearray(edid(b"DELL U2415"))
+    block[21:23] = bytes([53, 30])  # centimetres
+    (hdmi1 / "status").write_text("connected\n")
+    (hdmi1 / "modes").write_text("1920x1200\n1920x1080\n1920x1080i\n1280x720\n")
+    (hdmi1 / "edid").write_bytes(bytes(block))
+    (hdmi2 / "status").write_text("disconnected\n")
+    (hdmi2 / "modes").write_text("")
+    (fb0 / "mode").write_text("U:1024x768p-60\n")
+    (fb0 / "modes").write_text("U:1024x768p-60\nU:800x600p-60\n")
+    node = tmp_path / "fb0"  # a plain file: opening it as a framebuffer fails too
+    node.write_bytes(b"")
+    one, two, fb = fbgfx.displays(fb_glob=str(node), sysfs=str(sysfs))
+    assert (one.connector, one.connected, one.spec) == ("HDMI-A-1", True, "drm:card0:connector=HDMI-A-1")
+    assert (one.preferred.width, one.preferred.height) == (1920, 1200)
+    assert [(m.width, m.height, m.interlaced) for m in one.modes][1:3] == [(1920, 1080, False), (1920, 1080, True)]
+    assert (one.monitor, one.size_mm) == ("DELL U2415", (530, 300))
+    assert (two.connector, two.connected, two.preferred, two.monitor) == ("HDMI-A-2", False, None, None)
+    assert (fb.card, fb.connector, fb.spec) == (str(node), None, str(node))
+    assert (fb.preferred.width, fb.preferred.height, fb.preferred.refresh) == (1024, 768, 60)
+    assert [(m.width, m.height) for m in fb.modes] == [(1024, 768), (800, 600)]
 
 
 def test_edid_monitor_name_reads_the_product_name_descriptor():
