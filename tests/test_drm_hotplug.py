@@ -184,6 +184,18 @@ def test_the_watcher_runs_while_a_display_is_open():
     assert not hotplug.watching()
 
 
+def test_without_uevents_the_watcher_polls(monkeypatch):
+    """Where no uevent socket can be opened, the watcher notices an unplug by polling."""
+    monkeypatch.setattr(hotplug, "_uevent_socket", lambda: None)
+    monkeypatch.setattr(hotplug, "POLL_INTERVAL", 0.01)
+    card = FakeCard()
+    with open_fb(card) as fb:
+        card.unplug()
+        events = fb.display_events(timeout=30)
+        assert [(e.kind, e.connected) for e in events] == [("disconnected", False)]
+        assert fb.drm.connected is False and card.probes >= 1
+
+
 def test_callback_may_close_its_display():
     """A callback that closes the display (on the watcher thread) ends cleanly."""
     card = FakeCard()
