@@ -8,7 +8,7 @@ from ._displays import Display, displays
 from ._open import VirtualFramebuffer, open
 from .device import Framebuffer
 from .display_events import DisplayEvent
-from .errors import FramebufferError, ModeError, TouchError, UnsupportedFormatError
+from .errors import FramebufferError, ModeError, TouchError, UnsupportedFormatError, VideoError
 from .modes import Mode, parse_mode
 from .pixelformat import FORMATS, PixelFormat, default_palette
 from .screen import Screen
@@ -36,6 +36,7 @@ __all__ = [
     "TouchError",
     "UnsupportedFormatError",
     "VarScreenInfo",
+    "VideoError",
     "VirtualDevice",
     "VirtualFramebuffer",
     "VirtualOptions",
@@ -45,14 +46,15 @@ __all__ = [
     "open",
     "parse_mode",
     "touch",
+    "video",
 ]
 
 
 def __getattr__(name: str) -> object:
-    # fbgfx.touch is imported on first use: programs that only draw do not load the
-    # input layer (and do not need a native module built with it).
-    if name == "touch":
+    # fbgfx.touch and fbgfx.video are imported on first use: programs that only draw do
+    # not load the input layer (and do not need a native module built with it) or PyAV.
+    if name in ("touch", "video"):
         import importlib
 
-        return importlib.import_module(".touch", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

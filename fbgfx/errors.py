@@ -9,7 +9,7 @@ from __future__ import annotations
 import errno as _errno
 import os
 
-__all__ = ["FramebufferError", "ModeError", "TouchError", "UnsupportedFormatError"]
+__all__ = ["FramebufferError", "ModeError", "TouchError", "UnsupportedFormatError", "VideoError"]
 
 
 class FramebufferError(OSError):
@@ -58,3 +58,16 @@ class TouchError(FramebufferError):
     ``errno`` says which: ``ENOENT`` (no touch device; the message lists what
     ``/dev/input`` has), ``EACCES`` (join the ``input`` group), ``ENODEV`` (unplugged).
     """
+
+
+class VideoError(ValueError):
+    """A video file that cannot be played: FFmpeg cannot open it, it has no video
+    stream, or no decoder for it. The message names the file.
+
+    Attributes:
+        filename: The file.
+    """
+
+    def __init__(self, filename: str, message: str) -> None:
+        super().__init__(f"{filename}: {message}")
+        self.filename = filename

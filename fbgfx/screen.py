@@ -356,6 +356,61 @@ class Screen:
             back.present(rgb)
         self._shown()
 
+    def play(
+        self,
+        source: Any,
+        *,
+        box: Sequence[int] | None = None,
+        fit: str = "fit",
+        loop: bool = False,
+        duration: float | None = None,
+        audio: bool = True,
+        on_frame: Any = None,
+        fps: float | None = None,
+        hwdec: str = "auto",
+        audio_device: str = "default",
+        threads: int | None = None,
+        background: Any = "black",
+    ) -> Any:
+        """Play video files (any container and codec FFmpeg reads; needs ``fbgfx[video]``).
+
+        Frames are converted straight into the display's format at their shown size,
+        shown at their timestamps (late ones dropped), with the file's sound through
+        ALSA; files of a playlist and rounds of a loop follow each other without a gap.
+
+        Args:
+            source: A path, an :class:`fbgfx.video.Video`, or a list of them (a playlist).
+            box: (x0, y0, x1, y1) to play in, x1 and y1 exclusive (default: the screen);
+                nothing outside it changes except what ``on_frame`` draws.
+            fit: ``"fit"``, ``"fill"``, ``"stretch"`` or ``"center"``, as for :meth:`present`.
+            loop: Play again and again (until ``duration``).
+            duration: Stop after this many seconds.
+            audio: Play the sound (one warning and none when there is no sound card).
+            on_frame: ``on_frame(surface, t)`` draws on each frame before it is shown
+                (``t``: seconds on the play's timeline).
+            fps: Show frames at this rate instead of their timestamps (0: as fast as
+                possible); no sound then.
+            hwdec: ``"auto"`` (a hardware decoder where there is one) or ``"none"``.
+            audio_device: The ALSA device.
+            threads: Decoder threads (default: one per core).
+            background: The colour around a picture that does not fill the box.
+
+        Returns:
+            ``Played(shown, dropped)``: frames shown and frames dropped to keep time.
+
+        Raises:
+            ImportError: PyAV is not installed.
+            FileNotFoundError: No such file.
+            fbgfx.VideoError: A file FFmpeg cannot play.
+        """
+        # Imported here: programs that only draw never load the video layer or PyAV.
+        from .video import play
+
+        return play(
+            self, source, box=box, fit=fit, loop=loop, duration=duration, audio=audio, on_frame=on_frame, fps=fps,
+            hwdec=hwdec, audio_device=audio_device, threads=threads, background=background,
+        )  # fmt: skip
+
     # -- internals --------------------------------------------------------------------------------
 
     def _open(self) -> _Back:

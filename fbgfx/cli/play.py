@@ -1,4 +1,5 @@
-"""``fbgfx play``: an animated GIF/APNG/WebP at its own pace, or raw video frames from stdin."""
+"""``fbgfx play``: video files (through :mod:`fbgfx.video`), an animated GIF/APNG/WebP
+at its own pace (through Pillow), or raw video frames from stdin."""
 
 from __future__ import annotations
 
@@ -72,14 +73,19 @@ def _fps(text: str) -> float:
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE|-", help="an animation file, or - for raw frames on stdin")
+    parser.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="video files (several: a playlist), an animated GIF/APNG/WebP, or - for raw frames on stdin",
+    )
     parser.add_argument(
         "--fps",
         type=_fps,
         metavar="N",
         help="frames per second (default: the file's own timing; 30 for stdin; 0: as fast as possible)",
     )
-    parser.add_argument("--loop", action="store_true", help="play the file again and again (not stdin)")
+    parser.add_argument("--loop", action="store_true", help="play the file(s) again and again (not stdin)")
     add_fit(parser)
     add_rotate(parser)
     parser.add_argument("--size", metavar="WxH", help="frame size of raw frames on stdin")
@@ -90,6 +96,15 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         help=f"pixel format of raw frames: {', '.join(RAW_PIX_FMTS)} (default rgb24)",
     )
     parser.add_argument("--duration", type=seconds, metavar="S", help="stop after this many seconds")
+    parser.add_argument("--no-audio", dest="audio", action="store_false", help="play a video without its sound")
+    parser.add_argument("--audio-device", default="default", metavar="NAME", help="ALSA device for the sound")
+    parser.add_argument(
+        "--hwdec",
+        choices=("auto", "none"),
+        default="auto",
+        help="auto: decode video in hardware where the platform can (e.g. Raspberry Pi's h264_v4l2m2m), "
+        "else software (default); none: software only",
+    )
     parser.add_argument(
         "--stats",
         action="store_true",
@@ -98,7 +113,15 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
-    """Play an animation file or raw frames from stdin, until they end or --duration."""
+    """Play video files, an animation file or raw frames from stdin, until they end or --duration."""
+    files: list[str] = args.files
+    if "-" in files and len(files) > 1:
+        raise CliError("- (raw frames on stdin) plays alone, not in a playlist")
+    args.file = files[0]
+    if args.file != "-" and (len(files) > 1 or not _is_picture(args.file)):
+        if args.size:
+            raise CliError("--size is for raw frames on stdin (FILE '-'); a video file knows its size")
+        return _play_videos(args, context)
     stop = None if args.duration is None else now() + args.duration
     if args.file == "-":
         source = _raw_source(args)
@@ -119,6 +142,56 @@ def run(args: argparse.Namespace, context: Context) -> int:
                 play_frames(screen, args, first, frames, stop, context)
     finally:
         frames.close()
+    return 0
+
+
+def _is_picture(path: str) -> bool:
+    """True for a file Pillow reads as a picture or animation (GIF, APNG, WebP, ...)."""
+    try:
+        with Image.open(path) as im:
+            return im.format != "MPEG"  # Pillow names MPEG files but cannot decode them
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise CliError(f"{path}: is a directory, not a video or animation") from None
+    except (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError):
+        return False
+
+
+def _play_videos(args: argparse.Namespace, context: Context) -> int:
+    """Video files through FFmpeg: opened (all checked) before the screen changes."""
+    # Imported here: the other commands never load the video layer.
+    from .. import video
+
+    try:
+        av = video.import_av()
+    except ImportError as e:
+        raise CliError(f"{args.file}: {e}") from None
+    av.logging.set_level(av.logging.PANIC)  # FFmpeg's own lines would break the one-line errors
+    first = video.Video(args.file, hwdec=args.hwdec)
+    try:
+        for path in args.files[1:]:
+            video.Video(path, hwdec="none").close()
+        with open_device(args) as fb:
+            with saved_screen(fb, args.out, context, args.rotate) as screen:
+                status = Status(context, args.stats)
+                try:
+                    player = video.Player(
+                        screen,
+                        [first, *args.files[1:]],
+                        fit=args.fit,
+                        loop=args.loop,
+                        duration=args.duration,
+                        audio=args.audio,
+                        fps=args.fps,
+                        hwdec=args.hwdec,
+                        audio_device=args.audio_device,
+                    )
+                    player.run(progress=status.frame)
+                finally:
+                    status.finish()
+    finally:
+        first.close()
     return 0
 
 
@@ -296,9 +369,10 @@ def _raw_converter(buffer: np.ndarray, width: int, height: int, fmt_name: str | 
 
 COMMAND = Command(
     name="play",
-    help="play an animation, or raw video frames from stdin",
-    description="Play an animated GIF/APNG/WebP at its own frame rate, or raw frames from stdin ('-'), e.g. "
-    "ffmpeg -i movie.mp4 -f rawvideo -pix_fmt rgb24 - | fbgfx play - --size 800x480 --pix-fmt rgb24 --fps 25. "
+    help="play video files, an animation, or raw video frames from stdin",
+    description="Play video files (any container and codec FFmpeg reads; needs fbgfx[video]) with their "
+    "sound, several as a playlist; an animated GIF/APNG/WebP at its own frame rate; or raw frames from stdin "
+    "('-'), e.g. ffmpeg -i movie.mp4 -f rawvideo -pix_fmt rgb24 - | fbgfx play - --size 800x480 --fps 25. "
     "Late frames are dropped to keep time.",
     add_arguments=_arguments,
     run=run,

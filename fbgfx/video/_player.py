@@ -1,0 +1,421 @@
+"""Playing videos on a Screen: in time, with sound, overlays, loops and playlists.
+
+A :class:`Player` runs one play:
+
+- a decoding thread per file (:class:`_Feeder`) keeps a few decoded frames ready; when
+  a file has been read to its end, the next one (or the same again, for a loop) is
+  opened and starts decoding at once, so its first frames are ready before the current
+  file's last frame leaves the screen: no black frame, no stall at the seam;
+- each frame is converted by libswscale straight into the Screen's back buffer
+  (:class:`~fbgfx.video._scale.Converter`), ``on_frame`` draws on it, and the Screen
+  flips at the frame's time: the timestamps, against a monotonic clock, or against the
+  sound the listener hears when there is sound (:class:`~fbgfx.video._audio.AudioOut`);
+- a frame whose time is over (the next one is due) is dropped and counted, except a
+  file's last.
+
+Every file plays on one timeline: a file starts where the previous one ended.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import time
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Union
+
+import numpy as np
+
+from .. import convert
+from ..color import resolve
+from ..screen import FITS
+from ._audio import AudioOut, open_audio
+from ._scale import Converter
+from ._source import HWDEC, Video
+
+if TYPE_CHECKING:
+    from ..screen import Screen
+    from ..surface import Surface
+
+__all__ = ["Played", "Player", "Source"]
+
+#: What :meth:`fbgfx.Screen.play` takes: a path, an open Video, or a list of them.
+Source = Union[str, "os.PathLike[str]", Video, Sequence[Union[str, "os.PathLike[str]", Video]]]
+
+# Decoded frames kept ready per file: enough to open and start the next file meanwhile.
+_DEPTH = 8
+# Longest sleep while waiting for a frame's time (the sound's clock is read between).
+_TICK = 0.01
+
+
+class Played(NamedTuple):
+    """What a play did.
+
+    Attributes:
+        shown: Frames shown.
+        dropped: Frames skipped because their time was over (the display or the
+            decoder could not keep up).
+    """
+
+    shown: int
+    dropped: int
+
+
+class _End:
+    """A file's last frame has been handed out."""
+
+
+_END = _End()
+
+
+class _Feeder:
+    """Opens one file (in its thread) and decodes it, a few frames ahead.
+
+    Args:
+        make: Opens the file (or hands over one already open).
+        offset: Where on the play's timeline the file starts.
+        audio: Where its sound goes, or None.
+    """
+
+    def __init__(self, make: Callable[[], Video], offset: float, audio: AudioOut | None, fps: float | None) -> None:
+        self.offset, self.audio, self.fps = offset, audio, fps
+        self.video: Video | None = None
+        self.end: float | None = None  # the file's length, once it is read to the end
+        self.done = threading.Event()  # read to the end (or failed)
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=_DEPTH)
+        self._back: list[Any] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(make,), name="fbgfx-video-decoder", daemon=True)
+        self._thread.start()
+
+    def _run(self, make: Callable[[], Video]) -> None:
+        try:
+            self.video = video = make()
+            if self.audio is not None:
+                self.audio.new_source()
+            last = previous = None
+            for kind, frame, t in video.frames():
+                if self._stop.is_set():
+                    return
+                if kind == "audio":
+                    if self.audio is not None:
+                        self.audio.put(frame, self.offset + t)
+                    continue
+                if not self._put((frame, t)):
+                    return
+                previous, last = last, t
+            period = (last - previous) if last is not None and previous is not None else None
+            if not period or period <= 0:
+                period = 1 / video.fps if video.fps else 0.04
+            self.end = (last or 0.0) + period
+            if video.errors:
+                warnings.warn(
+                    f"{video.path}: {video.errors} damaged packet(s) skipped (a truncated or corrupt file)",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+            self.done.set()
+            self._put(_END)
+        except BaseException as e:  # raised in the player's thread
+            self.done.set()
+            self._put(e)
+
+    def _put(self, item: Any) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def get(self, deadline: float | None) -> Any:
+        """The next (frame, t), :data:`_END`, or None when ``deadline`` (monotonic) came first."""
+        if self._back:
+            return self._back.pop()
+        try:
+            item = self._queue.get_nowait()
+        except queue.Empty:
+            item = self._wait(deadline)
+            if item is None:
+                return None
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    def _wait(self, deadline: float | None) -> Any:
+        while True:
+            wait = 3600.0 if deadline is None else deadline - time.monotonic()
+            if wait <= 0:
+                return None
+            try:
+                return self._queue.get(timeout=min(wait, 3600.0))
+            except queue.Empty:
+                continue
+
+    def push_back(self, item: Any) -> None:
+        """Hand ``item`` out again on the next :meth:`get`."""
+        self._back.append(item)
+
+    def close(self, close_video: bool) -> None:
+        """Stop decoding; close the file when this play opened it."""
+        self._stop.set()
+        self._thread.join(timeout=2.0)
+        if close_video and self.video is not None and not self._thread.is_alive():
+            self.video.close()
+
+
+class Player:
+    """One play of one or more videos on a Screen (see :meth:`fbgfx.Screen.play`)."""
+
+    def __init__(
+        self,
+        screen: Screen,
+        source: Source,
+        *,
+        box: Sequence[int] | None = None,
+        fit: str = "fit",
+        loop: bool = False,
+        duration: float | None = None,
+        audio: bool = True,
+        on_frame: Callable[[Surface, float], Any] | None = None,
+        fps: float | None = None,
+        hwdec: str = "auto",
+        audio_device: str = "default",
+        threads: int | None = None,
+        background: Any = "black",
+    ) -> None:
+        if fit not in FITS:
+            raise ValueError(f"fit must be one of {', '.join(FITS)}, not {fit!r}")
+        if hwdec not in HWDEC:
+            raise ValueError(f"hwdec must be one of {', '.join(HWDEC)}, not {hwdec!r}")
+        if duration is not None and not duration >= 0:
+            raise ValueError(f"duration must be seconds >= 0, not {duration!r}")
+        if fps is not None and not fps >= 0:
+            raise ValueError(f"fps must be >= 0, not {fps!r}")
+        if isinstance(source, (str, os.PathLike, Video)):
+            items: list[Any] = [source]
+        else:
+            items = list(source)
+        if not items:
+            raise ValueError("nothing to play: the playlist is empty")
+        for item in items:
+            if not isinstance(item, (str, os.PathLike, Video)):
+                raise TypeError(f"play takes paths or fbgfx.video.Video objects, not {type(item).__name__}")
+        self.screen, self.items, self.fit, self.loop = screen, items, fit, loop
+        self.duration, self.audio, self.on_frame, self.fps = duration, audio, on_frame, fps
+        self.hwdec, self.audio_device, self.threads = hwdec, audio_device, threads
+        self.box = _check_box(box, screen.width, screen.height)
+        self.background = resolve(background, screen.format, screen.fb.palette).value
+        self.sws_threads = min(os.cpu_count() or 1, 4)
+
+    def _opener(self, index: int, rounds: int) -> Callable[[], Video]:
+        item = self.items[index]
+        if isinstance(item, Video):
+            # a Video given plays as it is the first time, then is opened again
+            return item.reopen if rounds else (lambda: item)
+        path = os.fspath(item)
+        return lambda: Video(path, hwdec=self.hwdec, threads=self.threads)
+
+    def run(self, progress: Callable[[bool], None] | None = None) -> Played:
+        """Play until the last file ends (never, with ``loop``), or ``duration``.
+
+        Args:
+            progress: Called with ``dropped`` (bool) for every frame.
+        """
+        start = time.monotonic()
+        stop = None if self.duration is None else start + self.duration
+        order = [(i, 0) for i in range(len(self.items))]
+        audio_out: AudioOut | None = None
+        feeders: list[_Feeder] = []
+        converters: dict[tuple[int, int, int], tuple[Converter, tuple[int, int, int, int]]] = {}
+        owned: list[bool] = []  # per feeder: whether this play opened its file
+        shown = dropped = 0
+        try:
+            # the first file opens here: a file that cannot play fails before the screen changes
+            opener = self._opener(0, 0)
+            video = opener()
+            owned.append(not isinstance(self.items[0], Video))
+            if self.audio and self.fps is None and video.has_audio:
+                audio_out = open_audio(self.audio_device, video.audio_rate)
+            current = _Feeder(lambda: video, 0.0, audio_out, self.fps)
+            feeders.append(current)
+            position = 1
+            upcoming: _Feeder | None = None
+            surface = self.screen.surface
+            array = surface.array
+            base: float | None = None  # monotonic time of the timeline's 0
+            index = 0  # frames handed out, for a fixed fps
+            period = 1 / self.fps if self.fps else 0.0
+            prepared_for: Video | None = None
+            layout: tuple[Converter, tuple[int, int, int, int]] | None = None
+            while True:
+                item = current.get(stop)
+                if item is None:
+                    break  # duration over
+                if current.done.is_set() and upcoming is None:
+                    nxt = self._next(order, position)
+                    if nxt is not None:
+                        i, rounds = nxt
+                        offset = current.offset + (current.end or 0.0)
+                        upcoming = _Feeder(self._opener(i, rounds), offset, audio_out, self.fps)
+                        feeders.append(upcoming)
+                        owned.append(rounds > 0 or not isinstance(self.items[i], Video))
+                        position += 1
+                if item is _END:
+                    if upcoming is None:
+                        if base is not None and current.end is not None and self.fps != 0:
+                            end = current.offset + current.end if self.fps is None else index * period
+                            self._wait(base, end, stop, audio_out)
+                        break
+                    current = upcoming
+                    upcoming = None
+                    continue
+                frame, t = item
+                video_now = current.video
+                assert video_now is not None
+                if video_now is not prepared_for:
+                    key = (video_now.width, video_now.height, video_now.rotation)
+                    if key not in converters:
+                        converters[key] = self._converter(array, video_now)
+                    layout = converters[key]
+                    prepared_for = video_now
+                    self._bars(array, layout[1])
+                assert layout is not None
+                converter, rect = layout
+                when = index * period if self.fps else current.offset + t
+                index += 1
+                if base is not None and self.fps != 0:
+                    frame_period = period or (1 / video_now.fps if video_now.fps else 0.04)
+                    if _clock(base, audio_out) >= when + frame_period and not self._last(current, upcoming):
+                        dropped += 1
+                        if progress is not None:
+                            progress(True)
+                        continue
+                converter(frame)
+                if self.on_frame is not None:
+                    if rect != self.box:
+                        self._bars(array, rect)
+                    self.on_frame(surface, when)
+                self.screen.mark_dirty(rect)
+                if base is not None and self.fps != 0:
+                    if not self._wait(base, when, stop, audio_out):
+                        break
+                self.screen.flip()
+                if base is None:
+                    base = time.monotonic() - when
+                    if audio_out is not None:
+                        audio_out.start()
+                shown += 1
+                if progress is not None:
+                    progress(False)
+        finally:
+            if audio_out is not None:
+                audio_out.close()
+            for feeder, own in zip(feeders, owned):
+                feeder.close(own)
+            for converter, _rect in converters.values():
+                converter.close()
+        return Played(shown, dropped)
+
+    # -- helpers ------------------------------------------------------------------------------------
+
+    def _next(self, order: list[tuple[int, int]], position: int) -> tuple[int, int] | None:
+        """(item index, round) of the file after ``position`` ones, or None at the end."""
+        count = len(self.items)
+        if position < count:
+            return order[position]
+        if not self.loop:
+            return None
+        return position % count, position // count
+
+    def _last(self, current: _Feeder, upcoming: _Feeder | None) -> bool:
+        """True when the frame just taken is the play's last (never dropped)."""
+        if upcoming is not None or not current.done.is_set():
+            return False  # another file follows, or this one goes on
+        item = current.get(time.monotonic())
+        if item is None:
+            return False
+        current.push_back(item)
+        return item is _END
+
+    def _wait(self, base: float, when: float, stop: float | None, audio_out: AudioOut | None) -> bool:
+        """Sleep until the timeline reaches ``when``; False when ``stop`` came first."""
+        while True:
+            now = _clock(base, audio_out)
+            if stop is not None and time.monotonic() >= stop:
+                return False
+            if now >= when:
+                return True
+            sleep = when - now
+            if audio_out is not None:
+                sleep = min(sleep, _TICK)
+            if stop is not None:
+                sleep = min(sleep, max(stop - time.monotonic(), 0.0))
+            time.sleep(sleep)
+
+    def _converter(self, array: np.ndarray, video: Video) -> tuple[Converter, tuple[int, int, int, int]]:
+        """The converter for ``video``'s frames, and the rectangle they are shown in."""
+        size, rect, crop = _layout(video.width, video.height, self.box, self.fit)
+        x0, y0, x1, y1 = rect
+        screen = self.screen
+        converter = Converter(
+            array[y0:y1, x0:x1], screen.format, screen.fb.palette, size, crop, video.rotation // 90, self.sws_threads
+        )
+        return converter, rect
+
+    def _bars(self, array: np.ndarray, rect: tuple[int, int, int, int]) -> None:
+        """Fill the box around the picture with the background."""
+        bx0, by0, bx1, by1 = self.box
+        x0, y0, x1, y1 = rect
+        for r in ((bx0, by0, bx1, y0), (bx0, y1, bx1, by1), (bx0, y0, x0, y1), (x1, y0, bx1, y1)):
+            if r[0] < r[2] and r[1] < r[3]:
+                convert.fill(array[r[1] : r[3], r[0] : r[2]], self.background)
+                self.screen.mark_dirty(r)
+
+
+def _clock(base: float, audio_out: AudioOut | None) -> float:
+    """The timeline's time now: the sound's, while it plays, else the monotonic clock's."""
+    now = time.monotonic() - base
+    if audio_out is not None:
+        heard = audio_out.position()
+        if heard is not None:
+            return heard
+    return now
+
+
+def _check_box(box: Sequence[int] | None, width: int, height: int) -> tuple[int, int, int, int]:
+    """``box`` as (x0, y0, x1, y1) inside the screen (x1, y1 exclusive); None: the screen."""
+    if box is None:
+        return 0, 0, width, height
+    try:
+        x0, y0, x1, y1 = (int(v) for v in box)
+    except (TypeError, ValueError):
+        raise TypeError(f"box must be (x0, y0, x1, y1) integers, not {box!r}") from None
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
+    if x0 >= x1 or y0 >= y1:
+        raise ValueError(f"box {tuple(box)!r} has no pixels on the {width}x{height} screen")
+    return x0, y0, x1, y1
+
+
+def _layout(
+    width: int, height: int, box: tuple[int, int, int, int], fit: str
+) -> tuple[tuple[int, int], tuple[int, int, int, int], tuple[int, int]]:
+    """Where a ``width`` x ``height`` picture goes in ``box``: (scaled size, the shown
+    rectangle on the screen, the shown part's offset in the scaled picture)."""
+    bx0, by0, bx1, by1 = box
+    bw, bh = bx1 - bx0, by1 - by0
+    if fit == "stretch":
+        sw, sh = bw, bh
+    elif fit == "center":
+        sw, sh = width, height
+    else:
+        scale = (min if fit == "fit" else max)(bw / width, bh / height)
+        sw, sh = max(1, round(width * scale)), max(1, round(height * scale))
+        if fit == "fit":
+            sw, sh = min(sw, bw), min(sh, bh)
+    x, y = bx0 + (bw - sw) // 2, by0 + (bh - sh) // 2
+    rect = (max(x, bx0), max(y, by0), min(x + sw, bx1), min(y + sh, by1))
+    return (sw, sh), rect, (rect[0] - x, rect[1] - y)

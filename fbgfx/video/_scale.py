@@ -1,0 +1,312 @@
+"""Decoded video frames into a display's pixel format, through libswscale.
+
+A :class:`Converter` writes each decoded frame (any of FFmpeg's YUV or RGB layouts) at
+the size it is shown straight into the Screen's back buffer, in the device's own
+layout where libswscale has it (``bgr0``, ``rgb565le``, ``rgb24``, ``gray``...): one
+pass, no allocation per frame. Where it has no such layout (palettes, alpha bits that
+must be set, fewer than 8 bits a pixel) libswscale writes RGB into a scratch buffer
+made once and fbgfx's own kernels (:func:`fbgfx.convert.to_native`) pack it. A video
+whose display matrix turns it (phones) is scaled into a scratch buffer and turned into
+place by fbgfx's C rotation kernel.
+
+libswscale is called through cffi in ABI mode, on the very copy PyAV loaded (found in
+``/proc/self/maps``), so frames are handed over as PyAV decoded them: plane pointers
+and line sizes, no copies. PyAV's own ``reformat`` allocates a new frame per call.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+import numpy as np
+
+from .. import convert
+from .._ffi import check_value
+from .._ffi import ffi as native_ffi
+from .._ffi import lib as native_lib
+from ..pixelformat import PixelFormat
+
+__all__ = ["Converter", "native_pix_fmt", "swscale"]
+
+# libswscale's scaler for frames shown at another size (what ffmpeg's -s uses).
+SWS_BICUBIC = 4
+
+_CDEF = """
+typedef struct SwsContext SwsContext;
+SwsContext *sws_alloc_context(void);
+int sws_init_context(SwsContext *c, void *srcFilter, void *dstFilter);
+void sws_freeContext(SwsContext *c);
+int sws_scale(SwsContext *c, const uint8_t *const srcSlice[], const int srcStride[],
+              int srcSliceY, int srcSliceH, uint8_t *const dst[], const int dstStride[]);
+int sws_setColorspaceDetails(SwsContext *c, const int inv_table[4], int srcRange,
+                             const int table[4], int dstRange, int brightness, int contrast, int saturation);
+const int *sws_getCoefficients(int colorspace);
+int av_get_pix_fmt(const char *name);
+int av_opt_set_int(void *obj, const char *name, int64_t val, int search_flags);
+"""
+
+# FFmpeg's name for a layout of 8-bit-or-more channels, by the bit offsets (red, green,
+# blue, alpha or None) within a little-endian pixel of that many bits.
+_LAYOUTS: dict[tuple[int, int, int, int, int | None], str] = {
+    (32, 16, 8, 0, None): "bgr0",
+    (32, 16, 8, 0, 24): "bgra",
+    (32, 0, 8, 16, None): "rgb0",
+    (32, 0, 8, 16, 24): "rgba",
+    (32, 24, 16, 8, None): "0bgr",
+    (32, 24, 16, 8, 0): "abgr",
+    (32, 8, 16, 24, None): "0rgb",
+    (32, 8, 16, 24, 0): "argb",
+    (24, 16, 8, 0, None): "bgr24",
+    (24, 0, 8, 16, None): "rgb24",
+}
+# 16-bit layouts, by (red, green, blue) (offset, length): no alpha bit (swscale leaves it 0).
+_LAYOUTS16: dict[tuple[tuple[int, int], ...], str] = {
+    ((11, 5), (5, 6), (0, 5)): "rgb565le",
+    ((0, 5), (5, 6), (11, 5)): "bgr565le",
+    ((10, 5), (5, 5), (0, 5)): "rgb555le",
+    ((0, 5), (5, 5), (10, 5)): "bgr555le",
+    ((8, 4), (4, 4), (0, 4)): "rgb444le",
+    ((0, 4), (4, 4), (8, 4)): "bgr444le",
+}
+
+
+def native_pix_fmt(fmt: PixelFormat) -> str | None:
+    """FFmpeg's pixel format with ``fmt``'s memory layout, or None when it has none
+    (palettes, fewer than 8 bits a pixel, 16-bit layouts with an alpha bit)."""
+    if fmt.indexed or fmt.is_packed:
+        return None
+    if fmt.gray:
+        return "gray" if fmt.bpp == 8 else None
+    r, g, b, a = fmt.red, fmt.green, fmt.blue, fmt.transp
+    if fmt.bpp == 16:
+        if a.length:
+            return None
+        return _LAYOUTS16.get(((r.offset, r.length), (g.offset, g.length), (b.offset, b.length)))
+    if not (r.length == g.length == b.length == 8) or a.length not in (0, 8):
+        return None
+    return _LAYOUTS.get((fmt.bpp, r.offset, g.offset, b.offset, a.offset if a.length else None))
+
+
+class _Swscale:
+    """libswscale and libavutil as PyAV loaded them."""
+
+    def __init__(self) -> None:
+        import av.video.reformatter  # noqa: F401  (loads libswscale into the process)
+        import cffi
+
+        self.ffi = cffi.FFI()
+        self.ffi.cdef(_CDEF)
+        scale, util = _loaded("libswscale"), _loaded("libavutil")
+        if scale is None or util is None:
+            raise ImportError("PyAV is installed but its libswscale/libavutil could not be found in the process")
+        self.scale = self.ffi.dlopen(scale)
+        self.util = self.ffi.dlopen(util)
+        self._pix_fmts: dict[str, int] = {}
+
+    def pix_fmt(self, name: str) -> int:
+        """FFmpeg's number for a pixel format name."""
+        value = self._pix_fmts.get(name)
+        if value is None:
+            value = self._pix_fmts[name] = int(self.util.av_get_pix_fmt(name.encode()))
+        return value
+
+
+_SWSCALE: _Swscale | None = None
+_LOCK = threading.Lock()
+
+
+def swscale() -> _Swscale:
+    """The process's libswscale (loaded on first use)."""
+    global _SWSCALE
+    with _LOCK:
+        if _SWSCALE is None:
+            _SWSCALE = _Swscale()
+        return _SWSCALE
+
+
+def _loaded(stem: str) -> str | None:
+    """The path of the shared library ``stem`` (e.g. ``libswscale``) mapped into this process."""
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.rstrip("\n").split(None, 5)[-1]
+            name = os.path.basename(path)
+            if name.startswith(stem) and (name[len(stem)] in "-." if len(name) > len(stem) else False):
+                return path
+    return None
+
+
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
+
+
+class Converter:
+    """Writes decoded frames of one video into a fixed place of a native-format array.
+
+    Args:
+        dst: Where the picture goes: a view of the back buffer (the shown rectangle).
+        fmt: The device's pixel format; ``palette`` its colour map (palette formats).
+        size: (width, height) the upright picture is scaled to, before ``crop``.
+        crop: (x, y) of ``dst``'s top-left corner within that scaled picture
+            (``fill`` and ``center`` cut the overflow).
+        turn: Quarter turns clockwise that bring the decoded picture upright.
+        threads: libswscale's worker threads.
+    """
+
+    def __init__(
+        self,
+        dst: np.ndarray,
+        fmt: PixelFormat,
+        palette: np.ndarray | None,
+        size: tuple[int, int],
+        crop: tuple[int, int],
+        turn: int,
+        threads: int,
+    ) -> None:
+        self.sws = swscale()
+        self.dst, self.format, self.palette = dst, fmt, palette
+        self.turn, self.threads = turn % 4, threads
+        width, height = size
+        # libswscale writes the decoded orientation: turned back it is the upright size.
+        self.out_w, self.out_h = (height, width) if self.turn % 2 else (width, height)
+        self.crop = crop
+        name = native_pix_fmt(fmt)
+        bpp = fmt.bytes_per_pixel
+        direct = (
+            name is not None
+            and not self.turn
+            and crop == (0, 0)
+            and dst.shape[:2] == (height, width)
+            and dst.strides[0] > 0
+            and (dst.ndim == 2 and dst.strides[1] == bpp or dst.ndim == 3 and dst.strides[1] == 3)
+        )
+        self.packed = name is not None  # libswscale writes the device's layout
+        self.out_name = name if name is not None else "rgb24"
+        if direct:
+            self.scratch: np.ndarray | None = None
+            target = dst
+        else:
+            shape = (self.out_h, self.out_w) if name is not None and fmt.bpp != 24 else (self.out_h, self.out_w, 3)
+            self.scratch = target = np.empty(shape, fmt.dtype if name is not None else np.uint8)
+            upright = np.rot90(target, -self.turn) if self.turn else target
+            cx, cy = crop
+            self._shown = upright[cy : cy + dst.shape[0], cx : cx + dst.shape[1]]
+            # a whole turned picture goes through the C rotation kernel in one pass
+            self._turn_whole = bool(self.turn) and self._shown.shape == upright.shape and _turnable(dst, fmt)
+        ffi = self.sws.ffi
+        self._dst_ptr = ffi.new("uint8_t *[4]")
+        self._dst_stride = ffi.new("int[4]")
+        self._dst_ptr[0] = ffi.cast("uint8_t *", _address(target))
+        self._dst_stride[0] = target.strides[0]
+        self._src_ptr = ffi.new("const uint8_t *[4]")
+        self._src_stride = ffi.new("int[4]")
+        self._ctx: Any = None
+        self._key: tuple[int, int, str] | None = None
+        self._colors: tuple[int, int] | None = None
+
+    def close(self) -> None:
+        """Free libswscale's context; safe twice."""
+        if self._ctx is not None:
+            self.sws.scale.sws_freeContext(self._ctx)
+            self._ctx = None
+
+    def _context(self, width: int, height: int, name: str) -> Any:
+        key = (width, height, name)
+        if key == self._key:
+            return self._ctx
+        self.close()
+        sws = self.sws
+        ctx = sws.scale.sws_alloc_context()
+        if ctx == sws.ffi.NULL:
+            raise MemoryError("libswscale: out of memory")
+        opt = sws.util.av_opt_set_int
+        src = sws.pix_fmt(name)
+        if src < 0:
+            sws.scale.sws_freeContext(ctx)
+            raise ValueError(f"libswscale does not know the pixel format {name!r}")
+        for option, value in (
+            (b"srcw", width),
+            (b"srch", height),
+            (b"src_format", src),
+            (b"dstw", self.out_w),
+            (b"dsth", self.out_h),
+            (b"dst_format", sws.pix_fmt(self.out_name)),
+            (b"sws_flags", SWS_BICUBIC),
+        ):
+            opt(ctx, option, value, 0)
+        opt(ctx, b"threads", self.threads, 0)  # FFmpeg >= 5.0; older ones scale in one thread
+        if sws.scale.sws_init_context(ctx, sws.ffi.NULL, sws.ffi.NULL) < 0:
+            sws.scale.sws_freeContext(ctx)
+            raise ValueError(f"libswscale cannot convert {name} {width}x{height} to {self.out_name}")
+        self._ctx, self._key, self._colors = ctx, key, None
+        return ctx
+
+    def _colorspace(self, ctx: Any, frame: Any) -> None:
+        """Tell libswscale the frame's YUV matrix and range when the file states them."""
+        space = getattr(frame, "colorspace", None)
+        color_range = getattr(frame, "color_range", None)
+        if space is None or color_range is None:
+            return
+        colors = (int(space), int(color_range))
+        if colors == self._colors:
+            return
+        self._colors = colors
+        sws = self.sws.scale
+        if colors[0] in (1, 4, 5, 6, 7, 9, 10):  # BT.709, FCC, BT.601 (x2), SMPTE 240M, BT.2020
+            coefficients = sws.sws_getCoefficients(colors[0])
+        else:
+            coefficients = sws.sws_getCoefficients(5)  # unspecified: BT.601, as ffmpeg does
+        full = 1 if colors[1] == 2 else 0  # AVCOL_RANGE_JPEG
+        sws.sws_setColorspaceDetails(ctx, coefficients, full, coefficients, 1, 0, 1 << 16, 1 << 16)
+
+    def __call__(self, frame: Any) -> None:
+        """Write ``frame`` (a decoded ``av.VideoFrame``) into the destination."""
+        ctx = self._context(frame.width, frame.height, frame.format.name)
+        self._colorspace(ctx, frame)
+        ffi = self.sws.ffi
+        planes = frame.planes
+        keep = []  # the buffers C reads stay alive for the whole call
+        for i, plane in enumerate(planes[:4]):
+            buffer = ffi.from_buffer("uint8_t[]", plane)
+            keep.append(buffer)
+            self._src_ptr[i] = buffer
+            self._src_stride[i] = plane.line_size
+        for i in range(len(keep), 4):
+            self._src_ptr[i] = ffi.NULL
+            self._src_stride[i] = 0
+        rows = self.sws.scale.sws_scale(
+            ctx, self._src_ptr, self._src_stride, 0, frame.height, self._dst_ptr, self._dst_stride
+        )
+        if rows <= 0:
+            raise ValueError(f"libswscale failed on a {frame.format.name} frame ({rows})")
+        del keep
+        if self.scratch is not None:
+            self._place()
+
+    def _place(self) -> None:
+        """Scratch (scaled, maybe turned or larger than shown) into the destination."""
+        shown, dst, src = self._shown, self.dst, self.scratch
+        assert src is not None
+        if not self.packed:
+            convert.to_native(shown, self.format, dst, palette=self.palette)
+        elif self._turn_whole:
+            h, w = src.shape[:2]
+            check_value(
+                native_lib.rotate_copy(
+                    native_ffi.cast("uint8_t *", _address(src)), src.strides[0],
+                    native_ffi.cast("uint8_t *", _address(dst)), dst.strides[0],
+                    w, h, self.format.bytes_per_pixel, self.turn,
+                ),
+                "turning a video frame",
+            )  # fmt: skip
+        else:
+            dst[...] = shown
+
+
+def _turnable(a: np.ndarray, fmt: PixelFormat) -> bool:
+    """True when the C rotation kernel can write ``a`` (as for a Screen's pages)."""
+    size = fmt.bytes_per_pixel
+    if a.strides[1] != (3 if size == 3 else size) or a.strides[0] <= 0:
+        return False
+    return size == 3 or (a.strides[0] % size == 0 and _address(a) % size == 0)

@@ -1,0 +1,357 @@
+"""Video files opened through PyAV: the streams, the decoders, the frames in order.
+
+:class:`Video` opens a file, picks its first video stream (and first audio stream),
+sets the decoder's threads on purpose (frame threads for software decoding: far faster
+than FFmpeg's slice threads, a few frames more delay) or opens a hardware decoder, and
+decodes the first frame at once, so a file that cannot be played fails when it is
+opened, before anything on the screen changes, and the first frame of the next file of
+a playlist is ready before the current one ends.
+
+PyAV is imported here and nowhere else at module level: :mod:`fbgfx.video` imports
+this module only when a video is opened.
+"""
+
+from __future__ import annotations
+
+import glob
+import math
+import os
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..errors import VideoError
+
+__all__ = ["HWDEC", "HW_DECODERS", "Video", "import_av", "open"]
+
+#: What ``hwdec`` takes: ``"auto"`` (a hardware decoder where the platform has one) or ``"none"``.
+HWDEC = ("auto", "none")
+
+#: Hardware decoders tried for ``hwdec="auto"``, by FFmpeg's software decoder name: the
+#: V4L2 memory-to-memory decoders of the Raspberry Pi (and other SoCs).
+HW_DECODERS: dict[str, tuple[str, ...]] = {
+    "h264": ("h264_v4l2m2m",),
+    "hevc": ("hevc_v4l2m2m",),
+    "mpeg4": ("mpeg4_v4l2m2m",),
+    "mpeg2video": ("mpeg2_v4l2m2m",),
+    "vp8": ("vp8_v4l2m2m",),
+    "vp9": ("vp9_v4l2m2m",),
+}
+
+_INSTALL = "playing video needs PyAV: pip install 'fbgfx[video]' (Raspberry Pi OS: sudo apt install python3-av)"
+
+
+def import_av() -> Any:
+    """PyAV, imported on first use.
+
+    Raises:
+        ImportError: PyAV is not installed (the message says how to install it).
+    """
+    try:
+        import av
+    except ImportError as e:
+        raise ImportError(_INSTALL) from e
+    return av
+
+
+def hardware_present() -> bool:
+    """True when the kernel has a V4L2 device a memory-to-memory decoder could use."""
+    return bool(glob.glob("/dev/video*"))
+
+
+def open(path: str, *, hwdec: str = "auto", threads: int | None = None) -> Video:  # noqa: A001
+    """Open a video file (any container and codec FFmpeg reads).
+
+    Args:
+        path: The file.
+        hwdec: ``"auto"``: decode in hardware where the platform has a decoder for the
+            codec (Raspberry Pi's ``h264_v4l2m2m``), falling back to software with one
+            warning; ``"none"``: software only.
+        threads: Decoder threads (default: one per core).
+
+    Returns:
+        The open :class:`Video`; close it (or use ``with``).
+
+    Raises:
+        ImportError: PyAV is missing.
+        FileNotFoundError: No such file.
+        VideoError: FFmpeg cannot open it, it has no video stream, or no decoder.
+    """
+    return Video(path, hwdec=hwdec, threads=threads)
+
+
+class Video:
+    """An open video file.
+
+    Iterating gives ``(t, rgb)`` for every frame: its time in seconds from the first
+    frame and the picture upright as a ``(height, width, 3)`` uint8 array (a new one
+    each frame: for programs that draw frames their own way; :meth:`fbgfx.Screen.play`
+    converts straight into the display's format instead).
+
+    Attributes:
+        path: The file.
+        width: Width of the upright picture (after the file's display-matrix rotation,
+            as phones record).
+        height: Height of the upright picture.
+        fps: Frames per second (the stream's average; 0.0 when unknown).
+        duration: Seconds, or None when the file does not say.
+        has_audio: Whether the file has an audio stream.
+        audio_rate: Its samples per second.
+        rotation: Degrees the decoded picture is turned clockwise to stand upright.
+        codec: FFmpeg's name of the video codec.
+        decoder: The decoder in use (e.g. ``h264`` or ``h264_v4l2m2m``).
+    """
+
+    def __init__(self, path: str, *, hwdec: str = "auto", threads: int | None = None) -> None:
+        if hwdec not in HWDEC:
+            raise ValueError(f"hwdec must be one of {', '.join(HWDEC)}, not {hwdec!r}")
+        if threads is not None and not (isinstance(threads, int) and 0 < threads <= 64):
+            raise ValueError(f"threads must be 1..64, not {threads!r}")
+        av = import_av()
+        self.path = os.fspath(path)
+        self._hwdec, self._threads = hwdec, threads
+        self._closed = False
+        if os.path.isdir(self.path):
+            raise VideoError(self.path, "is a directory, not a video")
+        if not os.path.exists(self.path):
+            raise FileNotFoundError(2, "No such file or directory", self.path)
+        try:
+            self._container = av.open(self.path)
+        except av.FFmpegError as e:
+            raise VideoError(self.path, f"not a video FFmpeg can read ({_reason(e)})") from None
+        try:
+            self._setup(av)
+        except BaseException:
+            self.close()
+            raise
+
+    def _setup(self, av: Any) -> None:
+        container = self._container
+        videos = list(container.streams.video)
+        if not videos:
+            raise VideoError(self.path, "has no video stream")
+        self._stream = stream = videos[0]
+        audios = list(container.streams.audio)
+        self._audio = audios[0] if audios else None
+        self.has_audio = self._audio is not None
+        sample_rate = getattr(self._audio.codec_context, "sample_rate", None) if self._audio is not None else None
+        self.audio_rate = int(sample_rate or 48000)
+        self.codec = stream.codec_context.name if stream.codec_context is not None else "unknown"
+        rate = stream.average_rate or getattr(stream, "guessed_rate", None)
+        self.fps = float(rate) if rate else 0.0
+        self._time_base = float(stream.time_base) if stream.time_base else 0.0
+        if container.duration:
+            self.duration: float | None = container.duration / 1_000_000
+        elif stream.duration and stream.time_base:
+            self.duration = float(stream.duration * stream.time_base)
+        else:
+            self.duration = None
+        self._decoder = self._open_decoder(av)
+        self.decoder: str = self._decoder.name
+        self._packets = container.demux(*([stream] + ([self._audio] if self._audio is not None else [])))
+        self._pending: list[tuple[str, Any, float]] = []
+        self._start: float | None = None  # the first video frame's time
+        self._last = -1.0
+        self.errors = 0  # damaged packets skipped
+        first = self._next_video()
+        if first is None:
+            raise VideoError(self.path, f"no video frame could be decoded ({self.codec})")
+        self.rotation = _rotation(first[1], stream)
+        turn = self.rotation // 90
+        w, h = first[1].width, first[1].height
+        self.width, self.height = (h, w) if turn % 2 else (w, h)
+
+    def _open_decoder(self, av: Any) -> Any:
+        """The decoding context: a hardware one where asked and available, else the
+        stream's own, with frame threads."""
+        stream = self._stream
+        software = stream.codec_context
+        if software is None:
+            raise VideoError(self.path, "has a video codec FFmpeg cannot decode")
+        if self._hwdec == "auto" and hardware_present():
+            for name in HW_DECODERS.get(software.name, ()):
+                if name not in av.codecs_available:
+                    continue
+                try:
+                    ctx = av.CodecContext.create(name, "r")
+                    if software.extradata:
+                        ctx.extradata = software.extradata
+                    ctx.width, ctx.height = software.width, software.height
+                    ctx.open()
+                    return ctx
+                except (av.FFmpegError, ValueError, TypeError, AttributeError) as e:
+                    warnings.warn(
+                        f"{self.path}: hardware decoder {name} unavailable ({_reason(e)}); decoding in software",
+                        RuntimeWarning,
+                        stacklevel=4,
+                    )
+                    break
+        try:
+            software.thread_type = "AUTO"  # frame threads, and slice threads where frames cannot
+            software.thread_count = self._threads or min(os.cpu_count() or 1, 16)
+        except (AttributeError, ValueError, TypeError):
+            pass
+        return software
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` has run."""
+        return self._closed
+
+    def close(self) -> None:
+        """Close the file; safe twice."""
+        if self._closed:
+            return
+        self._closed = True
+        container = getattr(self, "_container", None)
+        if container is not None:
+            container.close()
+
+    def __enter__(self) -> Video:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"{self.width}x{self.height} {self.fps:g} fps {self.decoder}"
+        return f"<Video {self.path!r} {state}>"
+
+    def reopen(self) -> Video:
+        """The same file opened again, with the same options (a loop's next round)."""
+        return Video(self.path, hwdec=self._hwdec, threads=self._threads)
+
+    # -- decoding ------------------------------------------------------------------------------
+
+    def frames(self) -> Iterator[tuple[str, Any, float]]:
+        """Decoded frames in decoding order: ``("video", av.VideoFrame, t)`` and
+        ``("audio", av.AudioFrame, t)``, ``t`` in seconds from the first video frame.
+
+        A damaged packet is skipped (counted in ``errors``); the file ends where its
+        data ends.
+        """
+        while True:
+            if self._pending:
+                yield self._pending.pop(0)
+                continue
+            if self._next_video() is None:
+                while self._pending:
+                    yield self._pending.pop(0)
+                return
+
+    def _next_video(self) -> tuple[str, Any, float] | None:
+        """Decode until the next video frame is in ``_pending``; return it, or None at the end."""
+        av = import_av()
+        while True:
+            try:
+                packet = next(self._packets)
+            except StopIteration:
+                packet = None
+            except av.FFmpegError:
+                self.errors += 1
+                packet = None
+            if packet is None:
+                # the end: what the decoders still hold comes out
+                found = self._decode(self._decoder, None, video=True)
+                if self._audio is not None:
+                    self._decode(self._audio.codec_context, None, video=False)
+                return found
+            if packet.stream is self._stream:
+                if packet.size == 0:
+                    continue  # demux()'s end-of-stream marker: flushed above
+                found = self._decode(self._decoder, packet, video=True)
+                if found is not None:
+                    return found
+            elif packet.size:
+                self._decode(self._audio.codec_context if self._audio is not None else None, packet, video=False)
+
+    def _decode(self, ctx: Any, packet: Any, *, video: bool) -> tuple[str, Any, float] | None:
+        av = import_av()
+        if ctx is None:
+            return None
+        try:
+            frames = ctx.decode(packet)
+        except (av.FFmpegError, ValueError) as e:
+            if packet is None and isinstance(e, av.FFmpegError) and "End of file" in str(e):
+                return None
+            self.errors += 1
+            return None
+        first = None
+        for frame in frames:
+            t = self._time(frame, packet, video)
+            if t is None:
+                continue
+            item = ("video" if video else "audio", frame, t)
+            self._pending.append(item)
+            if video and first is None:
+                first = item
+        return first
+
+    def _time(self, frame: Any, packet: Any, video: bool) -> float | None:
+        """Seconds from the first video frame (None: an audio frame before it has a time)."""
+        pts = frame.pts
+        if video:
+            base = self._time_base
+            if pts is None or not base:
+                t = self._last + (1 / self.fps if self.fps else 1 / 25) if self._last >= 0 else 0.0
+                t += self._start or 0.0
+            else:
+                t = pts * base
+            if self._start is None:
+                self._start = t
+            t -= self._start
+            if t <= self._last:  # a timestamp out of order: keep the frames in order
+                t = self._last + 1e-6
+            self._last = t
+            return t
+        if pts is None or self._audio is None or not self._audio.time_base:
+            return None
+        t = float(pts * self._audio.time_base)
+        return t - (self._start if self._start is not None else t)
+
+    def __iter__(self) -> Iterator[tuple[float, np.ndarray]]:
+        turn = self.rotation // 90
+        for kind, frame, t in self.frames():
+            if kind == "video":
+                rgb = frame.to_ndarray(format="rgb24")
+                yield t, np.ascontiguousarray(np.rot90(rgb, -turn)) if turn else rgb
+
+
+def _rotation(frame: Any, stream: Any) -> int:
+    """Degrees clockwise (0, 90, 180, 270) that stand the decoded picture upright, from
+    the display matrix (PyAV >= 14: ``frame.rotation``; older: the frame's side data,
+    then the stream's ``rotate`` tag)."""
+    angle = getattr(frame, "rotation", None)  # counter-clockwise, as FFmpeg's display matrix
+    if angle is None:
+        angle = _side_data_angle(frame)
+    if angle is None:
+        tag = (stream.metadata or {}).get("rotate")  # clockwise
+        try:
+            angle = -float(tag) if tag is not None else 0.0
+        except ValueError:
+            angle = 0.0
+    return int(round(-float(angle) / 90)) % 4 * 90
+
+
+def _side_data_angle(frame: Any) -> float | None:
+    """The counter-clockwise angle of a frame's display matrix side data, if any."""
+    try:
+        for data in frame.side_data:
+            if "DISPLAYMATRIX" in str(getattr(data, "type", "")).upper():
+                m = np.frombuffer(bytes(data), np.int32)[:9].astype(np.float64)
+                # av_display_rotation_get: atan2 of the matrix's scaled sine and cosine
+                scale0, scale1 = math.hypot(m[0], m[3]), math.hypot(m[1], m[4])
+                if not scale0 or not scale1:
+                    return None
+                return -math.degrees(math.atan2(m[1] / scale1, m[0] / scale0))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return None
+
+
+def _reason(e: BaseException) -> str:
+    """FFmpeg's words for an error, without PyAV's call details."""
+    text = getattr(e, "strerror", None) or str(e)
+    return " ".join(str(text).split())
