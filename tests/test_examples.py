@@ -15,7 +15,7 @@ EXAMPLES = {
     "hello.py": ["--seconds", "0"],
     "clock.py": ["--seconds", "1"],
     "slideshow.py": ["--seconds", "1", "--delay", "0.2", "--fade", "0.2"],
-    "video.py": ["--frames", "20"],
+    "video.py": ["--duration", "1", "--no-audio"],
     "bounce.py": ["--seconds", "1"],
     "dashboard.py": ["--seconds", "1"],
     "monitors.py": ["--seconds", "1"],

@@ -382,3 +382,20 @@ def test_cli_without_pyav_says_how_to_install(media, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "av", None)
     code, err = run(capsys, "play", media["two"], "-d", "virtual:64x48")
     assert code == 2 and "pip install 'fbgfx[video]'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_readme_video_example_runs(tmp_path, monkeypatch):
+    """The README's Video example runs as printed and draws its overlay over the picture."""
+    import re
+
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```python\n(.*?)```", text[text.index("\n## Video\n") :], re.S).group(1)
+    make_video(tmp_path / "movie.mp4", seconds=1, fps=10, size=(160, 120))
+    monkeypatch.chdir(tmp_path)
+    spec = f"virtual:320x240:XRGB8888:file={tmp_path / 'fb.raw'}"  # shared: readable after the example closes it
+    monkeypatch.setenv("FRAMEBUFFER", spec)
+    exec(compile(block.replace("duration=10", "duration=10, audio=False"), "README.md", "exec"), {})
+    with fbgfx.open(spec, readonly=True) as fb:
+        picture = np.asarray(fb.snapshot().convert("RGB"))
+    assert (picture[12, 12] == 0).all() and picture[14:40, 16:150].max() == 255  # the overlay's box and text
+    assert close_to(picture[100, 100], np.array(quadrant_colors(0)[0]), 8)  # the video in the box
