@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Install what the real-kernel tests (tests/kernel/) need: qemu, a Debian kernel
-# with its modules, fbset and busybox as guest helpers, and virtme-ng (vng).
+# with its modules, fbset and busybox as guest helpers, virtme-ng (vng), and ALSA's
+# library and amixer for the video test's sound (the guest runs the host's files; a new
+# sound card starts muted).
 # Idempotent and quiet; returns fast when everything is already there.
 set -euo pipefail
 
-apt_pkgs=(qemu-system-x86 linux-image-amd64 fbset busybox-static)
+apt_pkgs=(qemu-system-x86 linux-image-amd64 fbset busybox-static alsa-utils)
+# libasound2 (bookworm), libasound2t64 (trixie): whichever this release has, unless present.
+if ! ldconfig -p | grep -q 'libasound\.so\.2 '; then
+    if apt-cache show libasound2t64 >/dev/null 2>&1; then apt_pkgs+=(libasound2t64); else apt_pkgs+=(libasound2); fi
+fi
 missing=()
 for p in "${apt_pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \

@@ -399,3 +399,48 @@ def test_readme_video_example_runs(tmp_path, monkeypatch):
         picture = np.asarray(fb.snapshot().convert("RGB"))
     assert (picture[12, 12] == 0).all() and picture[14:40, 16:150].max() == 255  # the overlay's box and text
     assert close_to(picture[100, 100], np.array(quadrant_colors(0)[0]), 8)  # the video in the box
+
+
+def test_cli_ctrl_c_exits_130(media, tmp_path):
+    """Ctrl-C while a video plays (its decoder threads running): exit 130, no traceback."""
+    import signal
+
+    raw = tmp_path / "fb.raw"
+    spec = f"virtual:64x48:RGB565:file={raw}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fbgfx", "play", str(media["two"]), "--loop", "--no-audio", "-d", spec],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (raw.exists() and any(raw.read_bytes())) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None and any(raw.read_bytes()), "the video never reached the display"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert b"Traceback" not in err
+
+
+def test_sound_reaches_alsa(media, open_virtual, tmp_path):
+    """The file's 440 Hz tone goes to the ALSA device whole (ALSA's file plugin records it)."""
+    import ctypes.util
+
+    if ctypes.util.find_library("asound") is None:
+        pytest.skip("libasound.so.2 (ALSA's library) is not installed")
+    raw = tmp_path / "sound.raw"
+    fb = open_virtual("64x48:RGB565")
+    with fb.screen() as screen, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        played = screen.play(str(media["tone"]), audio_device=f"file:'{raw}',raw")
+    assert not [str(w.message) for w in caught], "the device did not open"
+    assert played.shown + played.dropped == 10
+    samples = np.fromfile(raw, np.int16).reshape(-1, 2)[:, 0].astype(np.float64)
+    assert samples.size / 48000 == pytest.approx(1.0, abs=0.1)
+    spectrum = np.abs(np.fft.rfft(samples))
+    assert np.fft.rfftfreq(samples.size, 1 / 48000)[int(np.argmax(spectrum))] == pytest.approx(440, abs=3)

@@ -56,6 +56,13 @@ def import_av() -> Any:
     return av
 
 
+def _errors(av: Any) -> type[BaseException]:
+    """PyAV's base class of FFmpeg's errors (``av.error.FFmpegError``; ``av.AVError``
+    before PyAV 8)."""
+    error: type[BaseException] = getattr(getattr(av, "error", None), "FFmpegError", None) or av.AVError
+    return error
+
+
 def hardware_present() -> bool:
     """True when the kernel has a V4L2 device a memory-to-memory decoder could use."""
     return bool(glob.glob("/dev/video*"))
@@ -119,7 +126,7 @@ class Video:
             raise FileNotFoundError(2, "No such file or directory", self.path)
         try:
             self._container = av.open(self.path)
-        except av.FFmpegError as e:
+        except _errors(av) as e:
             raise VideoError(self.path, f"not a video FFmpeg can read ({_reason(e)})") from None
         try:
             self._setup(av)
@@ -181,7 +188,7 @@ class Video:
                     ctx.width, ctx.height = software.width, software.height
                     ctx.open()
                     return ctx
-                except (av.FFmpegError, ValueError, TypeError, AttributeError) as e:
+                except (_errors(av), ValueError, TypeError, AttributeError) as e:
                     warnings.warn(
                         f"{self.path}: hardware decoder {name} unavailable ({_reason(e)}); decoding in software",
                         RuntimeWarning,
@@ -249,7 +256,7 @@ class Video:
                 packet = next(self._packets)
             except StopIteration:
                 packet = None
-            except av.FFmpegError:
+            except _errors(av):
                 self.errors += 1
                 packet = None
             if packet is None:
@@ -273,8 +280,8 @@ class Video:
             return None
         try:
             frames = ctx.decode(packet)
-        except (av.FFmpegError, ValueError) as e:
-            if packet is None and isinstance(e, av.FFmpegError) and "End of file" in str(e):
+        except (_errors(av), ValueError) as e:
+            if packet is None and isinstance(e, _errors(av)) and "End of file" in str(e):
                 return None
             self.errors += 1
             return None

@@ -1,0 +1,121 @@
+"""Video on real kernels: one boot plays a file onto bochs' /dev/fb0 (the command line)
+and onto ``drm:`` (``screen.play`` with sound), checked on qemu's screendumps, with
+the sound recorded by qemu (``-audiodev wav``, an Intel HDA card, snd-hda-intel in the
+guest) and the recording checked for the file's 440 Hz tone.
+
+The video is made here on the host (tests/video_media.py) into the shared directory;
+the guest is video_guest.py. Set FBGFX_VM_RESULTS=DIR to keep the logs, screendumps and
+the recording in DIR/video.
+"""
+
+from __future__ import annotations
+
+import wave
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from _vm import Qmp, guest_python, guest_results, guest_script, results_dir, run_vm, vm_tools_missing
+
+pytestmark = pytest.mark.kernel
+
+av = pytest.importorskip("av", reason="PyAV (the video extra) is not installed: pip install -e '.[test]'")
+
+from video_media import TONE_HZ, make_video, quadrant_colors  # noqa: E402
+
+SECONDS = 3
+
+
+def _answer(qmp: Qmp, cmd: Path) -> None:
+    """Carry out the guest's cmd-N: a screendump."""
+    import json
+
+    request = json.loads(cmd.read_text())
+    qmp.execute("screendump", filename=str(cmd.parent / request["file"]))
+
+
+@pytest.fixture(scope="module")
+def video_vm() -> dict[str, Any]:
+    """The video boot's results (booted once, on first use)."""
+    reason = vm_tools_missing()
+    if reason:
+        pytest.skip(reason)
+    outdir = results_dir("video")
+    make_video(outdir / "movie.mp4", seconds=SECONDS, fps=10, size=(320, 240), tone=True)
+    wav = outdir / "sound.wav"
+    prepare = [
+        f"modprobe bochs >>{outdir}/modprobe.txt 2>&1",
+        f"modprobe snd-hda-intel >>{outdir}/modprobe.txt 2>&1",
+        "for i in $(seq 100); do [ -e /dev/fb0 ] && [ -e /dev/snd/pcmC0D0p ] && break; sleep 0.1; done",
+        # a new card's outputs start muted (alsactl or a sound server would unmute them)
+        f"amixer -c 0 scontrols >{outdir}/mixer.txt 2>&1",
+        "amixer -c 0 scontrols | sed -n \"s/^Simple mixer control '\\(.*\\)',.*/\\1/p\" | "
+        'while read -r c; do amixer -q -c 0 sset "$c" 100% unmute 2>/dev/null; done',
+    ]
+    script = guest_script(outdir, prepare, guest_python("tests/kernel/video_guest.py", outdir))
+    qemu = f"-vga std -audiodev wav,id=snd0,path={wav} -device intel-hda -device hda-duplex,audiodev=snd0"
+    run = run_vm(outdir, script, qemu, _answer)
+    results = guest_results(run, "the video guest")
+    results["_wav"] = str(wav)
+    return results
+
+
+def _step(results: dict[str, Any], name: str) -> dict[str, Any]:
+    if "fatal" in results:
+        pytest.fail(f"the guest stopped: {results['fatal']['error']}\n{results['fatal'].get('traceback', '')}")
+    result = results.get(name)
+    if result is None:
+        pytest.fail(f"the guest did not reach {name} (logs in {results['_outdir']}); it has {sorted(results)}")
+    if "error" in result:
+        pytest.fail(f"{name} in the guest: {result['error']}\n{result.get('traceback', '')}")
+    return result
+
+
+def _shows_last_second(r: dict[str, Any]) -> None:
+    """The screendump shows the file's last second: its four quadrant colours, black bars."""
+    expected = quadrant_colors(SECONDS - 1)
+    colors = r["colors"]
+    for (name, got), want in zip(
+        ((k, colors[k]) for k in ("top-left", "top-right", "bottom-left", "bottom-right")), expected
+    ):
+        assert max(abs(g - w) for g, w in zip(got, want)) <= 8, (name, got, want, r)
+    assert colors["bar"] == [0, 0, 0], r
+
+
+def test_play_onto_bochs_fb0(video_vm):
+    """`fbgfx play movie.mp4 -d /dev/fb0`: the monitor shows the last frame, fitted, exactly
+    what fbgfx wrote into the framebuffer."""
+    assert video_vm["fb0"] and video_vm["sound_card"], video_vm
+    r = _step(video_vm, "fb0")
+    assert r["returncode"] == 0, r["stderr"]
+    assert r["size"] == [1280, 800]
+    _shows_last_second(r)
+    assert r["diff"] == 0, r
+
+
+def test_play_onto_drm_with_sound(video_vm):
+    """screen.play onto drm: in real time: every frame shown or dropped, the last one on
+    the monitor."""
+    r = _step(video_vm, "drm")
+    assert r["path"].startswith("drm:") and r["size"] == [1280, 800], r
+    assert r["shown"] + r["dropped"] == SECONDS * 10 and r["shown"] > 0, r
+    assert not r["warnings"], r  # the sound card played
+    assert r["diff"] == 0, r
+    _shows_last_second(r)
+
+
+def test_sound_holds_the_tone(video_vm):
+    """What the guest played through snd-hda-intel, recorded by qemu, is the file's 440 Hz tone."""
+    _step(video_vm, "drm")
+    with wave.open(video_vm["_wav"]) as w:
+        rate, channels, width = w.getframerate(), w.getnchannels(), w.getsampwidth()
+        data = w.readframes(w.getnframes())
+    assert width == 2
+    samples = np.frombuffer(data, np.int16).reshape(-1, channels)[:, 0].astype(np.float64)
+    loud = np.flatnonzero(np.abs(samples) > 2000)
+    assert loud.size > rate, f"less than a second of sound recorded ({loud.size} loud samples at {rate} Hz)"
+    part = samples[loud[0] : loud[-1]]
+    spectrum = np.abs(np.fft.rfft(part * np.hanning(part.size)))
+    peak = np.fft.rfftfreq(part.size, 1 / rate)[int(np.argmax(spectrum))]
+    assert abs(peak - TONE_HZ) < 5, peak
