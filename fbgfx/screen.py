@@ -71,6 +71,7 @@ from .surface import Surface
 
 if TYPE_CHECKING:
     from .device import Framebuffer
+    from .video import Played
 
 __all__ = ["BUFFERING", "FITS", "Screen", "resolve_rotate"]
 
@@ -371,7 +372,7 @@ class Screen:
         audio_device: str = "default",
         threads: int | None = None,
         background: Any = "black",
-    ) -> Any:
+    ) -> Played:
         """Play video files (any container and codec FFmpeg reads; needs ``fbgfx[video]``).
 
         Frames are converted straight into the display's format at their shown size,

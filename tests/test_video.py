@@ -444,3 +444,15 @@ def test_sound_reaches_alsa(media, open_virtual, tmp_path):
     assert samples.size / 48000 == pytest.approx(1.0, abs=0.1)
     spectrum = np.abs(np.fft.rfft(samples))
     assert np.fft.rfftfreq(samples.size, 1 / 48000)[int(np.argmax(spectrum))] == pytest.approx(440, abs=3)
+
+
+def test_a_long_playlist_of_short_files(tmp_path, open_virtual):
+    """Twenty files of two frames each, every one opened and decoding while the one
+    before plays: all forty frames, in order, on one timeline."""
+    clip = make_video(tmp_path / "short.mkv", seconds=0.2, fps=10, size=(32, 24))
+    fb = open_virtual("32x24:XRGB8888")
+    times = []
+    with fb.screen() as screen:
+        played = screen.play([str(clip)] * 20, fps=0, audio=False, on_frame=lambda s, t: times.append(t))
+    assert played == (40, 0)
+    assert np.allclose(times, np.arange(40) / 10)
