@@ -456,3 +456,17 @@ def test_a_long_playlist_of_short_files(tmp_path, open_virtual):
         played = screen.play([str(clip)] * 20, fps=0, audio=False, on_frame=lambda s, t: times.append(t))
     assert played == (40, 0)
     assert np.allclose(times, np.arange(40) / 10)
+
+
+def test_display_matrix_from_the_track_header(media):
+    """Where PyAV reports no display matrix (Debian's PyAV 10), the MP4 track header turns the picture."""
+
+    class Bare:  # a frame of an old PyAV: no rotation, no side data
+        side_data = ()
+
+    class Stream:
+        metadata: dict[str, str] = {}
+
+    assert _source._rotation(Bare(), Stream(), str(media["turned"])) == 90
+    assert _source._rotation(Bare(), Stream(), str(media["two"])) == 0
+    assert _source._rotation(Bare(), Stream(), None) == 0

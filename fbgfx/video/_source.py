@@ -13,9 +13,11 @@ this module only when a video is opened.
 
 from __future__ import annotations
 
+import builtins
 import glob
 import math
 import os
+import struct
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -165,7 +167,7 @@ class Video:
         first = self._next_video()
         if first is None:
             raise VideoError(self.path, f"no video frame could be decoded ({self.codec})")
-        self.rotation = _rotation(first[1], stream)
+        self.rotation = _rotation(first[1], stream, self.path if "mp4" in container.format.name else None)
         turn = self.rotation // 90
         w, h = first[1].width, first[1].height
         self.width, self.height = (h, w) if turn % 2 else (w, h)
@@ -326,13 +328,16 @@ class Video:
                 yield t, np.ascontiguousarray(np.rot90(rgb, -turn)) if turn else rgb
 
 
-def _rotation(frame: Any, stream: Any) -> int:
+def _rotation(frame: Any, stream: Any, mp4: str | None) -> int:
     """Degrees clockwise (0, 90, 180, 270) that stand the decoded picture upright, from
-    the display matrix (PyAV >= 14: ``frame.rotation``; older: the frame's side data,
-    then the stream's ``rotate`` tag)."""
+    the display matrix: PyAV >= 14 has ``frame.rotation``; with older ones (Debian's
+    PyAV 10), the frame's side data, the track header of an MP4/MOV file ``mp4``, or
+    the stream's ``rotate`` tag."""
     angle = getattr(frame, "rotation", None)  # counter-clockwise, as FFmpeg's display matrix
     if angle is None:
         angle = _side_data_angle(frame)
+    if angle is None and mp4 is not None:
+        angle = _mp4_angle(mp4)
     if angle is None:
         tag = (stream.metadata or {}).get("rotate")  # clockwise
         try:
@@ -348,14 +353,64 @@ def _side_data_angle(frame: Any) -> float | None:
         for data in frame.side_data:
             if "DISPLAYMATRIX" in str(getattr(data, "type", "")).upper():
                 m = np.frombuffer(bytes(data), np.int32)[:9].astype(np.float64)
-                # av_display_rotation_get: atan2 of the matrix's scaled sine and cosine
-                scale0, scale1 = math.hypot(m[0], m[3]), math.hypot(m[1], m[4])
-                if not scale0 or not scale1:
-                    return None
-                return -math.degrees(math.atan2(m[1] / scale1, m[0] / scale0))
+                return _matrix_angle(m[0], m[1], m[3], m[4])
     except (AttributeError, TypeError, ValueError):
         return None
     return None
+
+
+def _matrix_angle(a: float, b: float, c: float, d: float) -> float | None:
+    """The counter-clockwise angle of a display matrix's first two rows (as FFmpeg's
+    ``av_display_rotation_get``)."""
+    scale0, scale1 = math.hypot(a, c), math.hypot(b, d)
+    if not scale0 or not scale1:
+        return None
+    return -math.degrees(math.atan2(b / scale1, a / scale0))
+
+
+def _mp4_angle(path: str) -> float | None:
+    """The display matrix angle of an MP4/MOV file's first video track, read from its
+    track header (``moov/trak/tkhd``, where phones record it); None when absent."""
+    try:
+        with builtins.open(path, "rb") as f:
+            end = os.fstat(f.fileno()).st_size
+            for moov in _boxes(f, 0, end, b"moov"):
+                for trak in _boxes(f, *moov, b"trak"):
+                    handler = None
+                    for mdia in _boxes(f, *trak, b"mdia"):
+                        for hdlr in _boxes(f, *mdia, b"hdlr"):
+                            f.seek(hdlr[0] + 8)
+                            handler = f.read(4)
+                    if handler != b"vide":
+                        continue
+                    for tkhd in _boxes(f, *trak, b"tkhd"):
+                        f.seek(tkhd[0])
+                        version = f.read(1)[0]
+                        f.seek(tkhd[0] + 4 + (32 if version == 1 else 20) + 16)
+                        m = struct.unpack(">9i", f.read(36))
+                        return _matrix_angle(m[0], m[1], m[3], m[4])
+    except (OSError, IndexError, struct.error):
+        return None
+    return None
+
+
+def _boxes(f: Any, start: int, end: int, kind: bytes) -> Iterator[tuple[int, int]]:
+    """(payload start, end) of each ISO-BMFF box of type ``kind`` in ``[start, end)``."""
+    at = start
+    while at + 8 <= end:
+        f.seek(at)
+        size, name = struct.unpack(">I4s", f.read(8))
+        header = 8
+        if size == 1:
+            size = struct.unpack(">Q", f.read(8))[0]
+            header = 16
+        elif size == 0:
+            size = end - at
+        if size < header or at + size > end:
+            return
+        if name == kind:
+            yield at + header, at + size
+        at += size
 
 
 def _reason(e: BaseException) -> str:
