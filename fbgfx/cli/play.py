@@ -164,10 +164,9 @@ def _play_videos(args: argparse.Namespace, context: Context) -> int:
     from .. import video
 
     try:
-        av = video.import_av()
+        video.import_av()  # FFmpeg's own log lines stay quiet (they would break the one-line errors)
     except ImportError as e:
         raise CliError(f"{args.file}: {e}") from None
-    av.logging.set_level(av.logging.PANIC)  # FFmpeg's own lines would break the one-line errors
     first = video.Video(args.file, hwdec=args.hwdec)
     try:
         for path in args.files[1:]:

@@ -45,6 +45,7 @@ int sws_setColorspaceDetails(SwsContext *c, const int inv_table[4], int srcRange
 const int *sws_getCoefficients(int colorspace);
 int av_get_pix_fmt(const char *name);
 int av_opt_set_int(void *obj, const char *name, int64_t val, int search_flags);
+void av_log_set_level(int level);
 """
 
 # FFmpeg's name for a layout of 8-bit-or-more channels, by the bit offsets (red, green,
@@ -235,7 +236,7 @@ class Converter:
             (b"sws_flags", SWS_BICUBIC),
         ):
             opt(ctx, option, value, 0)
-        opt(ctx, b"threads", self.threads, 0)  # FFmpeg >= 5.0; older ones scale in one thread
+        opt(ctx, b"threads", self.threads, 0)  # an option since FFmpeg 5.0; older ones have one thread
         if sws.scale.sws_init_context(ctx, sws.ffi.NULL, sws.ffi.NULL) < 0:
             sws.scale.sws_freeContext(ctx)
             raise ValueError(f"libswscale cannot convert {name} {width}x{height} to {self.out_name}")

@@ -55,7 +55,38 @@ def import_av() -> Any:
         import av
     except ImportError as e:
         raise ImportError(_INSTALL) from e
+    _quiet(av)
     return av
+
+
+_QUIETED = False
+
+
+def _quiet(av: Any) -> None:
+    """Keep FFmpeg's log lines out of Python, as PyAV >= 13 does by default.
+
+    Older PyAV (Debian's 10) hands every FFmpeg log line to Python's logging, which
+    needs the GIL in FFmpeg's decoder threads: a thread that logs while another holds
+    the GIL and waits for the decoder deadlocks. There, FFmpeg's own logging is put
+    back (no Python involved) at the level that prints nothing, which is what newer
+    PyAV does.
+    """
+    global _QUIETED
+    if _QUIETED:
+        return
+    _QUIETED = True
+    try:
+        if av.logging.get_level() is None:
+            return  # PyAV >= 13: FFmpeg's lines are dropped without Python
+    except (AttributeError, TypeError):
+        return
+    restore = getattr(av.logging, "restore_default_callback", None)
+    if restore is None:
+        return
+    from ._scale import swscale
+
+    restore()
+    swscale().util.av_log_set_level(-8)  # AV_LOG_QUIET
 
 
 def _errors(av: Any) -> type[BaseException]:
