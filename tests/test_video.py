@@ -470,3 +470,15 @@ def test_display_matrix_from_the_track_header(media):
     assert _source._rotation(Bare(), Stream(), str(media["turned"])) == 90
     assert _source._rotation(Bare(), Stream(), str(media["two"])) == 0
     assert _source._rotation(Bare(), Stream(), None) == 0
+
+
+def test_hwdec_that_decodes_nothing_falls_back(media, monkeypatch):
+    """A hardware decoder that opens but gives no frame: one warning, then software decoding."""
+    monkeypatch.setattr(_source, "hardware_present", lambda: True)
+    monkeypatch.setitem(_source.HW_DECODERS, "h264", ("mjpeg",))  # opens; finds no JPEG in H.264 packets
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with video.open(str(media["two"])) as v:
+            assert v.decoder == "h264"
+            assert len(list(v)) == 20
+    assert [w for w in caught if "mjpeg" in str(w.message)]

@@ -89,6 +89,10 @@ def _quiet(av: Any) -> None:
     swscale().util.av_log_set_level(-8)  # AV_LOG_QUIET
 
 
+class _HardwareFailed(Exception):
+    """A hardware decoder opened but gave no frame (its name is the message)."""
+
+
 def _errors(av: Any) -> type[BaseException]:
     """PyAV's base class of FFmpeg's errors (``av.error.FFmpegError``; ``av.AVError``
     before PyAV 8)."""
@@ -162,7 +166,18 @@ class Video:
         except _errors(av) as e:
             raise VideoError(self.path, f"not a video FFmpeg can read ({_reason(e)})") from None
         try:
-            self._setup(av)
+            try:
+                self._setup(av)
+            except _HardwareFailed as e:  # opened, but decodes nothing: software instead
+                warnings.warn(
+                    f"{self.path}: hardware decoder {e} decoded no frame; decoding in software",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+                self._container.close()
+                self._container = av.open(self.path)
+                self._hwdec = "none"
+                self._setup(av)
         except BaseException:
             self.close()
             raise
@@ -196,6 +211,8 @@ class Video:
         self._last = -1.0
         self.errors = 0  # damaged packets skipped
         first = self._next_video()
+        if first is None and self._decoder is not stream.codec_context:
+            raise _HardwareFailed(self._decoder.name)
         if first is None:
             raise VideoError(self.path, f"no video frame could be decoded ({self.codec})")
         self.rotation = _rotation(first[1], stream, self.path if "mp4" in container.format.name else None)
