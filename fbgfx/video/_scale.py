@@ -142,6 +142,23 @@ def _address(a: np.ndarray) -> int:
     return int(a.__array_interface__["data"][0])
 
 
+# Alignment libswscale gets for what it writes: its SIMD stores assume 16-byte rows.
+_ALIGN = 16
+
+
+def _aligned(height: int, width: int, channels: int, dtype: Any) -> np.ndarray:
+    """An uninitialised (height, width[, channels]) array whose start and rows are
+    64-byte aligned (rows padded), for libswscale to write."""
+    pixel = np.dtype(dtype).itemsize * channels
+    row = -(-width * pixel // 64) * 64
+    raw = np.empty(height * row + 64, np.uint8)
+    start = -_address(raw) % 64
+    rows = raw[start : start + height * row].reshape(height, row)[:, : width * pixel]
+    if channels > 1:
+        return rows.reshape(height, width, channels)
+    return rows.view(dtype)
+
+
 class Converter:
     """Writes decoded frames of one video into a fixed place of a native-format array.
 
@@ -181,6 +198,9 @@ class Converter:
             and dst.shape[:2] == (height, width)
             and dst.strides[0] > 0
             and (dst.ndim == 2 and dst.strides[1] == bpp or dst.ndim == 3 and dst.strides[1] == 3)
+            # libswscale's SIMD stores want 16-byte rows (ARM's NEON faults otherwise)
+            and _address(dst) % _ALIGN == 0
+            and dst.strides[0] % _ALIGN == 0
         )
         self.packed = name is not None  # libswscale writes the device's layout
         self.out_name = name if name is not None else "rgb24"
@@ -188,8 +208,10 @@ class Converter:
             self.scratch: np.ndarray | None = None
             target = dst
         else:
-            shape = (self.out_h, self.out_w) if name is not None and fmt.bpp != 24 else (self.out_h, self.out_w, 3)
-            self.scratch = target = np.empty(shape, fmt.dtype if name is not None else np.uint8)
+            channels = 1 if name is not None and fmt.bpp != 24 else 3
+            self.scratch = target = _aligned(
+                self.out_h, self.out_w, channels, fmt.dtype if name is not None else np.uint8
+            )
             upright = np.rot90(target, -self.turn) if self.turn else target
             cx, cy = crop
             self._shown = upright[cy : cy + dst.shape[0], cx : cx + dst.shape[1]]
