@@ -23,8 +23,10 @@
 
 /* Flattening: a curve's chords stray at most this far (pixels) from it, half inside
  * and half outside (vertices are pushed out so the polygon's area is the curve's). */
-#define SMOOTH_TOLERANCE 0.02
+#define SMOOTH_TOLERANCE 0.03
 #define SMOOTH_MAX_STEPS 65536
+/* Filled ellipses are cut row by row instead: chords no further than this from the curve */
+#define SMOOTH_TOLERANCE_ROW 0.005
 #define SMOOTH_LIMIT 1e9 /* coordinates are clamped to +-this before any arithmetic */
 
 /* An edge inside the clip: top < bottom, x given at both ends, dir +1 when it runs down. */
@@ -327,6 +329,101 @@ static inline void smooth_piece(float *restrict cover, float *restrict area, int
     }
 }
 
+/* Sweep row y from the left: its cells (cover[], area[], touched in the sorted column
+ * ranges) pixel by pixel, spans of constant coverage between them; the cells are left
+ * zero. With `more`, the pixels of the next row near these ranges are prefetched. */
+static inline __attribute__((always_inline)) void smooth_sweep(smooth_paint *p, const smooth_ink ink, int evenodd,
+                                                              int y, int more, int cx0, int cx1, float *cover,
+                                                              float *area, const int32_t *ranges, ptrdiff_t nranges,
+                                                              uint8_t *alphas)
+{
+    const draw_target *t = p->t;
+    const int bpp = ink.bpp;
+    uint8_t *const mask = ink.kind == SMOOTH_MASK ? p->mask : NULL;
+    /* sweep: cells pixel by pixel, spans of constant coverage between them */
+    float acc = 0;
+    int x = cx0;                             /* everything left of x is done */
+    int first = INT32_MAX, last = INT32_MIN; /* what this row wrote */
+    uint8_t *row = mask ? mask + (ptrdiff_t)(y - t->cy0) * (cx1 - cx0) - cx0
+                        : t->data + (ptrdiff_t)(y - t->oy) * t->stride - (ptrdiff_t)t->ox * bpp;
+    for (ptrdiff_t j = 0; j < nranges; j++) {
+        int lo = ranges[2 * j] > x ? ranges[2 * j] : x, hi = ranges[2 * j + 1];
+        if (lo > x) {
+            uint32_t alpha = smooth_alpha(evenodd, acc);
+            if (alpha) {
+                smooth_span(&ink, row + (ptrdiff_t)x * bpp, lo - x, alpha);
+                first = first < x ? first : x;
+                last = lo;
+            }
+        }
+        /* the cells' alphas, then blended as one run */
+        int f0 = INT32_MAX, f1 = INT32_MIN;
+        for (int i = lo; i <= hi; i++) {
+            float c = cover[i - cx0];
+            uint32_t alpha = smooth_alpha(evenodd, acc + c - area[i - cx0]);
+            alphas[i - lo] = (uint8_t)alpha;
+            if (alpha) {
+                f0 = f0 < i ? f0 : i;
+                f1 = i + 1;
+            }
+            acc += c;
+            cover[i - cx0] = 0;
+            area[i - cx0] = 0;
+        }
+        if (f1 - f0 > 4) {
+            smooth_run(&ink, alphas + (f0 - lo), row + (ptrdiff_t)f0 * bpp, f1 - f0);
+            first = first < f0 ? first : f0;
+            last = f1;
+        } else if (f0 < f1) { /* a few pixels: not worth a vector loop */
+            for (int i = f0; i < f1; i++)
+                if (alphas[i - lo])
+                    smooth_pixel(ink, row + (ptrdiff_t)i * bpp, alphas[i - lo]);
+            first = first < f0 ? first : f0;
+            last = f1;
+        }
+        if (hi + 1 > x)
+            x = hi + 1;
+    }
+    if (x < cx1) {
+        uint32_t alpha = smooth_alpha(evenodd, acc);
+        if (alpha) {
+            smooth_span(&ink, row + (ptrdiff_t)x * bpp, cx1 - x, alpha);
+            first = first < x ? first : x;
+            last = cx1;
+        }
+    }
+    if (!mask && more) {
+        /* the next row's cells lie near this row's: fetch their pixels while its
+         * pieces are worked out (a pixel read from memory is the sweep's main cost) */
+        const uint8_t *next = row + t->stride;
+        for (ptrdiff_t j = 0; j < nranges; j++) {
+            const uint8_t *a0 = next + (ptrdiff_t)ranges[2 * j] * bpp;
+            const uint8_t *a1 = next + (ptrdiff_t)ranges[2 * j + 1] * bpp;
+            __builtin_prefetch(a0, 1);
+            if (((uintptr_t)a0 ^ (uintptr_t)a1) >= 64)
+                __builtin_prefetch(a1, 1);
+        }
+    }
+    if (first < last) {
+        p->bx0 = first < p->bx0 ? first : p->bx0;
+        p->bx1 = last > p->bx1 ? last : p->bx1;
+        p->by0 = y < p->by0 ? y : p->by0;
+        p->by1 = y + 1;
+    }}
+
+/* Add column range [i0, i1] to a row's ranges, kept sorted by their start. */
+static inline void smooth_add_range(int32_t *ranges, ptrdiff_t *n, int i0, int i1)
+{
+    ptrdiff_t j = (*n)++;
+    while (j > 0 && ranges[2 * j - 2] > i0) {
+        ranges[2 * j] = ranges[2 * j - 2];
+        ranges[2 * j + 1] = ranges[2 * j - 1];
+        j--;
+    }
+    ranges[2 * j] = i0;
+    ranges[2 * j + 1] = i1;
+}
+
 /* Scan the rows: each row's active edges add their pieces to the row's cells, then the
  * row is swept from the left, pixel by pixel where cells are, as spans between them. */
 FBGFX_HOT static int smooth_render(smooth_acc *a, smooth_paint *p)
@@ -338,9 +435,7 @@ FBGFX_HOT static int smooth_render(smooth_acc *a, smooth_paint *p)
     const int cx0 = a->cx0, cx1 = a->cx1;
     const int r0 = (int)floor(a->top), r1 = (int)ceil(a->bottom);
     const smooth_ink ink = p->ink;
-    const int evenodd = p->evenodd, bpp = ink.bpp;
-    const draw_target *t = p->t;
-    uint8_t *const mask = ink.kind == SMOOTH_MASK ? p->mask : NULL;
+    const int evenodd = p->evenodd;
     const ptrdiff_t rows = (ptrdiff_t)r1 - r0, width = (ptrdiff_t)cx1 - cx0 + 1;
     int32_t local_head[256], local_active[128], local_ranges[2 * 128];
     float local_cells[2 * 1024];
@@ -384,80 +479,11 @@ FBGFX_HOT static int smooth_render(smooth_acc *a, smooth_paint *p)
             xb = xb < cx0 ? cx0 : xb > cx1 ? cx1 : xb;
             int i0, i1;
             smooth_piece(cover, area, cx0, cx1, xa, xb, (yb - ya) * e->dir, &i0, &i1);
-            if (i0 <= i1) {
-                /* keep the ranges sorted by their start (few: one per active edge) */
-                ptrdiff_t j = nranges++;
-                while (j > 0 && ranges[2 * j - 2] > i0) {
-                    ranges[2 * j] = ranges[2 * j - 2];
-                    ranges[2 * j + 1] = ranges[2 * j - 1];
-                    j--;
-                }
-                ranges[2 * j] = i0;
-                ranges[2 * j + 1] = i1;
-            }
+            if (i0 <= i1)
+                smooth_add_range(ranges, &nranges, i0, i1);
             k++;
         }
-        /* sweep: cells pixel by pixel, spans of constant coverage between them */
-        float acc = 0;
-        int x = cx0;                             /* everything left of x is done */
-        int first = INT32_MAX, last = INT32_MIN; /* what this row wrote */
-        uint8_t *row = mask ? mask + (ptrdiff_t)(y - t->cy0) * (cx1 - cx0) - cx0
-                            : t->data + (ptrdiff_t)(y - t->oy) * t->stride - (ptrdiff_t)t->ox * bpp;
-        for (ptrdiff_t j = 0; j < nranges; j++) {
-            int lo = ranges[2 * j] > x ? ranges[2 * j] : x, hi = ranges[2 * j + 1];
-            if (lo > x) {
-                uint32_t alpha = smooth_alpha(evenodd, acc);
-                if (alpha) {
-                    smooth_span(&ink, row + (ptrdiff_t)x * bpp, lo - x, alpha);
-                    first = first < x ? first : x;
-                    last = lo;
-                }
-            }
-            /* the cells' alphas, then blended as one run */
-            int f0 = INT32_MAX, f1 = INT32_MIN;
-            for (int i = lo; i <= hi; i++) {
-                float c = cover[i - cx0];
-                uint32_t alpha = smooth_alpha(evenodd, acc + c - area[i - cx0]);
-                alphas[i - lo] = (uint8_t)alpha;
-                if (alpha) {
-                    f0 = f0 < i ? f0 : i;
-                    f1 = i + 1;
-                }
-                acc += c;
-                cover[i - cx0] = 0;
-                area[i - cx0] = 0;
-            }
-            if (f0 < f1) {
-                smooth_run(&ink, alphas + (f0 - lo), row + (ptrdiff_t)f0 * bpp, f1 - f0);
-                first = first < f0 ? first : f0;
-                last = f1;
-            }
-            if (hi + 1 > x)
-                x = hi + 1;
-        }
-        if (x < cx1) {
-            uint32_t alpha = smooth_alpha(evenodd, acc);
-            if (alpha) {
-                smooth_span(&ink, row + (ptrdiff_t)x * bpp, cx1 - x, alpha);
-                first = first < x ? first : x;
-                last = cx1;
-            }
-        }
-        if (!mask && y + 1 < r1) {
-            /* the next row's cells lie near this row's: fetch their pixels while its
-             * pieces are worked out (a pixel read from memory is the sweep's main cost) */
-            const uint8_t *next = row + t->stride;
-            for (ptrdiff_t j = 0; j < nranges; j++) {
-                __builtin_prefetch(next + (ptrdiff_t)ranges[2 * j] * bpp, 1);
-                __builtin_prefetch(next + (ptrdiff_t)ranges[2 * j + 1] * bpp, 1);
-            }
-        }
-        if (first < last) {
-            p->bx0 = first < p->bx0 ? first : p->bx0;
-            p->bx1 = last > p->bx1 ? last : p->bx1;
-            p->by0 = y < p->by0 ? y : p->by0;
-            p->by1 = y + 1;
-        }
+        smooth_sweep(p, ink, evenodd, y, y + 1 < r1, cx0, cx1, cover, area, ranges, nranges, alphas);
     }
 done:
     if (head != local_head)
@@ -471,6 +497,131 @@ done:
     if (alphas != local_alphas)
         free(alphas);
     return rc;
+}
+
+/* A piece of the straight boundary from (xa, ya) to (xb, yb) inside one row, clipped
+ * to the clip's columns as smooth_edge does (a part left of it counts as a vertical
+ * edge on its left side, a part right of it is dropped). Widens [*lo, *hi], the
+ * columns touched. */
+static inline void smooth_row_edge(float *cover, float *area, int cx0, int cx1, double xa, double ya, double xb,
+                                   double yb, int *lo, int *hi)
+{
+    double d = yb - ya;
+    if (d == 0)
+        return;
+    int i0, i1;
+    if ((xa < cx0 && xb > cx0) || (xa > cx0 && xb < cx0)) { /* crosses the left side: split there */
+        double ym = ya + (cx0 - xa) * (yb - ya) / (xb - xa);
+        smooth_row_edge(cover, area, cx0, cx1, xa, ya, cx0, ym, lo, hi);
+        smooth_row_edge(cover, area, cx0, cx1, cx0, ym, xb, yb, lo, hi);
+        return;
+    }
+    if (xa >= cx1 && xb >= cx1)
+        return;
+    xa = xa < cx0 ? cx0 : xa > cx1 ? cx1 : xa;
+    xb = xb < cx0 ? cx0 : xb > cx1 ? cx1 : xb;
+    smooth_piece(cover, area, cx0, cx1, xa, xb, d, &i0, &i1);
+    if (i0 <= i1) {
+        *lo = i0 < *lo ? i0 : *lo;
+        *hi = i1 > *hi ? i1 : *hi;
+    }
+}
+
+/* The boundary of the ellipse (cx, cy, rx, ry) inside rows [ylo, yhi] (within the
+ * ellipse's rows): its left side runs between the exact points where it crosses the
+ * rows' top and bottom (split at the ellipse's middle, and into pieces of equal angle
+ * where a chord would stray more than the tolerance from the curve), the right side
+ * mirrors it; `rev` reverses both (an inner ellipse cut out of an outer one). */
+static inline void smooth_ellipse_rows(float *cover, float *area, int cx0, int cx1, double cx, double cy, double rx,
+                                       double ry, double ylo, double yhi, int rev, int *llo, int *lhi, int *rlo,
+                                       int *rhi)
+{
+    /* a chord of length L strays about L^2 k / 8 from a curve of curvature k */
+    const double kmax = rx / (ry * ry) > ry / (rx * rx) ? rx / (ry * ry) : ry / (rx * rx);
+    const double per_len = sqrt(kmax / (8.0 * SMOOTH_TOLERANCE_ROW));
+    double cuts[3] = {ylo, cy, yhi};
+    int nc = 0;
+    if (cy > ylo && cy < yhi)
+        nc = 3;
+    else
+        cuts[1] = yhi, nc = 2;
+    for (int c = 0; c + 1 < nc; c++) {
+        double ya = cuts[c], yb = cuts[c + 1];
+        double ua = (ya - cy) / ry, ub = (yb - cy) / ry;
+        ua = ua < -1 ? -1 : ua > 1 ? 1 : ua;
+        ub = ub < -1 ? -1 : ub > 1 ? 1 : ub;
+        double wa = rx * sqrt(1 - ua * ua), wb = rx * sqrt(1 - ub * ub);
+        double len = sqrt((wb - wa) * (wb - wa) + (yb - ya) * (yb - ya));
+        double steps = ceil(len * per_len); /* NaN or infinite for a degenerate ellipse: one piece */
+        int k = steps >= 2 && steps <= SMOOTH_MAX_STEPS ? (int)steps : steps > SMOOTH_MAX_STEPS ? SMOOTH_MAX_STEPS : 1;
+        double ta = k > 1 ? asin(ua) : 0, tb = k > 1 ? asin(ub) : 0, px = wa, py = ya;
+        for (int j = 1; j <= k; j++) {
+            double qx = wb, qy = yb;
+            if (j < k) {
+                double th = ta + (tb - ta) * j / k;
+                qx = rx * cos(th), qy = cy + ry * sin(th);
+            }
+            if (rev) { /* left side down, right side up */
+                smooth_row_edge(cover, area, cx0, cx1, cx - px, py, cx - qx, qy, llo, lhi);
+                smooth_row_edge(cover, area, cx0, cx1, cx + qx, qy, cx + px, py, rlo, rhi);
+            } else {
+                smooth_row_edge(cover, area, cx0, cx1, cx - qx, qy, cx - px, py, llo, lhi);
+                smooth_row_edge(cover, area, cx0, cx1, cx + px, py, cx + qx, qy, rlo, rhi);
+            }
+            px = qx, py = qy;
+        }
+    }
+}
+
+/* A filled ellipse, or the ring between it and an inner one (ix, iy > 0) of the same
+ * centre, row by row without an edge list. */
+FBGFX_HOT static int smooth_fill_ellipse(smooth_paint *p, double cx, double cy, double rx, double ry, double ix,
+                                         double iy)
+{
+    const draw_target *t = p->t;
+    const int cx0 = t->cx0, cx1 = t->cx1;
+    double top = cy - ry > t->cy0 ? cy - ry : t->cy0, bottom = cy + ry < t->cy1 ? cy + ry : t->cy1;
+    if (!(top < bottom) || cx0 >= cx1 || cx - rx >= cx1 || cx + rx <= cx0)
+        return 0;
+    const int inner = ix > 0 && iy > 0;
+    const int r0 = (int)floor(top), r1 = (int)ceil(bottom);
+    const ptrdiff_t width = (ptrdiff_t)cx1 - cx0 + 1;
+    float local_cells[2 * 1024];
+    uint8_t local_alphas[1024];
+    float *cover = width <= 1024 ? local_cells : calloc((size_t)width * 2, sizeof *cover);
+    uint8_t *alphas = width <= 1024 ? local_alphas : malloc((size_t)width);
+    if (!cover || !alphas) {
+        if (cover != local_cells)
+            free(cover);
+        if (alphas != local_alphas)
+            free(alphas);
+        return -ENOMEM;
+    }
+    float *area = cover + width;
+    if (cover == local_cells)
+        memset(cover, 0, (size_t)width * 2 * sizeof *cover);
+    const smooth_ink ink = p->ink;
+    for (int y = r0; y < r1; y++) {
+        int32_t ranges[8];
+        ptrdiff_t nranges = 0;
+        int lo[4] = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX}, hi[4] = {INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN};
+        double ylo = y > top ? y : top, yhi = y + 1 < bottom ? y + 1 : bottom;
+        smooth_ellipse_rows(cover, area, cx0, cx1, cx, cy, rx, ry, ylo, yhi, 0, &lo[0], &hi[0], &lo[1], &hi[1]);
+        if (inner) {
+            double a = cy - iy > ylo ? cy - iy : ylo, b = cy + iy < yhi ? cy + iy : yhi;
+            if (a < b)
+                smooth_ellipse_rows(cover, area, cx0, cx1, cx, cy, ix, iy, a, b, 1, &lo[2], &hi[2], &lo[3], &hi[3]);
+        }
+        for (int i = 0; i < 4; i++)
+            if (lo[i] <= hi[i])
+                smooth_add_range(ranges, &nranges, lo[i], hi[i]);
+        smooth_sweep(p, ink, 0, y, y + 1 < r1, cx0, cx1, cover, area, ranges, nranges, alphas);
+    }
+    if (cover != local_cells)
+        free(cover);
+    if (alphas != local_alphas)
+        free(alphas);
+    return 0;
 }
 
 /* -- shapes ----------------------------------------------------------------------------- */
@@ -870,9 +1021,12 @@ int smooth_ellipse(SMOOTH_PAINT_ARGS, double cx, double cy, double rx, double ry
     if (rx <= 0 || ry <= 0 || (kind != SMOOTH_ELLIPSE && ar == al))
         return smooth_finish(&acc, &p, t, box);
     if (kind == SMOOTH_ELLIPSE || ar - al >= 360) {
-        smooth_ellipse_contour(&acc, cx, cy, rx, ry, 1);
-        if (w > 0 && ix > 0 && iy > 0)
-            smooth_ellipse_contour(&acc, cx, cy, ix, iy, -1);
+        /* filled, or a ring: row by row */
+        rc = smooth_fill_ellipse(&p, cx, cy, rx, ry, w > 0 ? ix : 0, w > 0 ? iy : 0);
+        if (rc < 0) {
+            smooth_acc_free(&acc);
+            return rc;
+        }
         return smooth_finish(&acc, &p, t, box);
     }
     double a0 = al * M_PI / 180.0, a1 = ar * M_PI / 180.0;
