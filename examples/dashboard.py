@@ -51,32 +51,29 @@ def temperature():
     return None
 
 
-def arc_points(cx, cy, r, start, end, steps=48):
-    return [
-        (cx + r * math.cos(a), cy + r * math.sin(a))
-        for a in (start + (end - start) * i / steps for i in range(steps + 1))
-    ]
-
-
 def gauge(s, box, value, label, text, fonts, color):
-    """A 270-degree gauge: track, value band, needle and readout in a panel."""
+    """A 270-degree gauge: track, value band, needle and readout in a panel, drawn
+    smoothly (antialias=True: each edge pixel gets the shape's share of it)."""
     x0, y0, x1, y1 = box
     s.rectangle(box, fill=PANEL)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2 + (y1 - y0) * 0.04
     r = min(x1 - x0, y1 - y0) * 0.38
     thick = max(4, r * 0.18)
-    start, sweep = math.radians(135), math.radians(270)
-    for fraction, fill in ((1.0, TRACK), (max(0.0, min(value, 1.0)), color)):
-        if fraction <= 0:
-            continue
-        outer = arc_points(cx, cy, r, start, start + sweep * fraction)
-        inner = arc_points(cx, cy, r - thick, start + sweep * fraction, start)
-        s.polygon(outer + inner, fill=fill)
-    a = start + sweep * max(0.0, min(value, 1.0))
-    tip = (cx + (r - thick * 1.5) * math.cos(a), cy + (r - thick * 1.5) * math.sin(a))
+    value = max(0.0, min(value, 1.0))
+    # the circle of radius r around (cx, cy): its box covers [cx - r, cx + r]
+    ring = (cx - r, cy - r, cx + r - 1, cy + r - 1)
+    s.arc(ring, 135, 405, fill=TRACK, width=thick, antialias=True)
+    if value > 0:
+        s.arc(ring, 135, 135 + 270 * value, fill=color, width=thick, antialias=True)
+    a = math.radians(135 + 270 * value)
+    # points are pixel centres: (x, y) is the point (x + 0.5, y + 0.5)
+    tip = (cx - 0.5 + (r - thick * 1.5) * math.cos(a), cy - 0.5 + (r - thick * 1.5) * math.sin(a))
     side = (math.cos(a + math.pi / 2) * thick * 0.3, math.sin(a + math.pi / 2) * thick * 0.3)
-    s.polygon([tip, (cx + side[0], cy + side[1]), (cx - side[0], cy - side[1])], fill=TEXT)
-    s.ellipse((cx - thick * 0.4, cy - thick * 0.4, cx + thick * 0.4, cy + thick * 0.4), fill=TEXT)
+    base = (cx - 0.5, cy - 0.5)
+    s.polygon(
+        [tip, (base[0] + side[0], base[1] + side[1]), (base[0] - side[0], base[1] - side[1])], fill=TEXT, antialias=True
+    )
+    s.circle(base, thick * 0.4, fill=TEXT, antialias=True)
     s.text((cx, cy + r * 0.55), text, fill=TEXT, font=fonts["big"], anchor="mm")
     s.text(((x0 + x1) / 2, y1 - 6), label, fill=DIM, font=fonts["small"], anchor="md")
 
