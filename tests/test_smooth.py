@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import fbgfx
 from fbgfx import Surface, convert
 
 W, H = 120, 90
@@ -446,3 +447,31 @@ def test_shapes_far_off_and_huge_are_clipped_quickly() -> None:
     s2 = Surface(64, 48)
     s2.circle((32, 24), 1e7, fill="white", antialias=True)
     assert (s2.array == 0xFFFFFF).all()
+
+
+def test_readme_smooth_shapes_block_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's smooth-shapes example runs as printed and draws edge pixels between
+    its colours."""
+    import pathlib
+    import re
+
+    readme = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = re.search(r"```python\n(.*?)```", readme[readme.index("### Smooth shapes") :], re.S)
+    assert block is not None
+    shown: list[np.ndarray] = []
+    real_open = fbgfx.open
+
+    def open_and_keep(*args: Any, **kwargs: Any) -> Any:
+        fb = real_open(*args, **kwargs)
+        close = fb.close
+
+        def keep_then_close() -> None:
+            shown.append(fb.pixels.copy())
+            close()
+
+        monkeypatch.setattr(fb, "close", keep_then_close)
+        return fb
+
+    monkeypatch.setattr(fbgfx, "open", open_and_keep)
+    exec(compile(block.group(1), "README.md", "exec"), {})
+    assert len(shown) == 1 and len(np.unique(shown[0])) > 50
