@@ -380,6 +380,32 @@ def run_fbdev() -> None:
         after = settled(None, "console-after-sigterm")
         return {"held": held, "returncode": rc, "kd_after": kd_mode(), **compare(after, before)}
 
+    @LINK.step("sigkill_then_next_opener")
+    def _sigkill() -> dict[str, Any]:
+        # SIGKILL leaves tty1 in graphics mode; the next fbgfx program must find the
+        # holder dead in its record and put back the text mode it had found.
+        proc = start_holder("/dev/dri/card0", 13)
+        try:
+            kd_held = kd_mode()
+            proc.kill()
+            proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        kd_after_kill = kd_mode()
+        with fbgfx.open("drm:/dev/dri/card0") as fb, fb.screen() as screen:
+            screen.present(random_picture(14, fb.width, fb.height))
+            fb.wait_flip()
+            kd_while = kd_mode()
+        after = settled(None, "console-after-sigkill-and-next")
+        return {
+            "kd_held": kd_held,
+            "kd_after_kill": kd_after_kill,
+            "kd_while": kd_while,
+            "kd_after": kd_mode(),
+            **compare(after, before),
+        }
+
     @LINK.step("grab_console")
     def _grab() -> dict[str, Any]:
         name, native = fbgfx.drm.read_scanout("/dev/dri/card0")

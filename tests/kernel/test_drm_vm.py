@@ -216,6 +216,15 @@ def test_sigterm_gives_the_console_back(fbdev_vm):
     _shows(r, "console after SIGTERM")
 
 
+def test_sigkilled_holder_console_comes_back_with_the_next_opener(fbdev_vm):
+    """A holder killed with SIGKILL leaves tty1 in graphics mode; the next fbgfx program
+    finds the holder dead in its record and restores text mode (the console shows again)."""
+    r = _step(fbdev_vm, "sigkill_then_next_opener")
+    assert (r["kd_held"], r["kd_after_kill"], r["kd_while"]) == (1, 1, 1), r
+    assert r["kd_after"] == 0, r
+    _shows(r, "console after the next opener closed")
+
+
 def test_grab_reads_the_console(fbdev_vm):
     """read_scanout reads the fbdev emulation's buffer on screen: the console's screendump."""
     r = _step(fbdev_vm, "grab_console")
