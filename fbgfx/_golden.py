@@ -184,7 +184,7 @@ class Report:
             "<!doctype html><html><head><meta charset=utf-8><title>fbgfx screen mismatches</title><style>"
             "body{font-family:sans-serif;margin:1em;background:#fafafa}section{margin-bottom:2em}"
             "pre{white-space:pre-wrap;background:#eee;padding:.5em}.row{display:flex;gap:1em;flex-wrap:wrap}"
-            "figure{margin:0}img{image-rendering:pixelated;border:1px solid #888;max-width:480px}"
+            "figure{margin:0}img{image-rendering:pixelated;border:1px solid #888;min-width:192px;max-width:480px}"
             ".none{width:160px;height:120px;border:1px dashed #888;display:flex;align-items:center;"
             "justify-content:center}"
             f"</style></head><body><h1>{len(self.entries)} screen mismatch{'es' if len(self.entries) != 1 else ''}</h1>"
