@@ -15,8 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_screen_counts_flips_presents_and_frames(tmp_path):
-    """A Screen on a file-backed virtual display counts flip(), present() and frame() blocks, not discard()
-    nor a frame() that raised."""
+    """A Screen counts flip(), present() and frame() blocks, not discard() nor a frame() that raised."""
     spec = f"virtual:32x24:RGB565:file={tmp_path / 'fb.raw'}"
     counter = FrameCounter(str(tmp_path / "fb.raw.frames"))
     assert counter.read() == 0  # made by the waiter

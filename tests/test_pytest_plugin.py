@@ -101,8 +101,7 @@ def test_subprocess_app_taps_frames_and_baselines(pytester, run):
 
 
 def test_in_process_app_and_touch(pytester, run):
-    """An app in the test's own process reads the display's touchscreen; press, move and release arrive as
-    down, move, up; wait_for_frame counts flips, present() and frame() blocks, not a frame() that raised."""
+    """An in-process app reads press/move/release; wait_for_frame counts flip, present, frame blocks, not a raise."""
     pytester.makepyfile(
         """
         import fbgfx, fbgfx.touch, pytest
@@ -145,8 +144,7 @@ def test_in_process_app_and_touch(pytester, run):
 
 
 def test_rotated_app(pytester, run):
-    """rotate=90 in the marker turns the app's Screen ($FBGFX_ROTATE); a tap at a panel pixel reaches the app at the
-    logical pixel drawn there, so the dot lands under the finger; snapshots are the panel's pixels."""
+    """rotate=90 in the marker turns the app; a tap lands under the finger; snapshots are panel pixels."""
     pytester.makepyfile(
         """
         import sys, pytest
@@ -220,8 +218,7 @@ def test_two_displays_in_one_test(pytester, run):
 
 
 def test_mismatch_report(pytester, run, tmp_path):
-    """A mismatch names the count, the largest difference and the box, and leaves expected, actual and diff
-    PNGs plus one index.html listing every failure under --fbgfx-report."""
+    """A mismatch says count, worst difference and box; expected/actual/diff PNGs and index.html list all."""
     pytester.makepyfile(
         test_box="""
         import fbgfx, pytest
@@ -273,8 +270,7 @@ def test_mismatch_report(pytester, run, tmp_path):
 
 
 def test_tolerance_max_pixels_and_ignore(pytester, run):
-    """tolerance lets a channel differ that much, max_pixels lets that many pixels differ, ignore= boxes are not
-    compared; one beyond each fails."""
+    """tolerance, max_pixels and ignore= each allow exactly what they say; one beyond fails."""
     pytester.makepyfile(
         """
         import fbgfx, pytest
@@ -346,8 +342,7 @@ def test_update_rewrites_only_what_changed(pytester, run):
 
 
 def test_blank_screen_is_refused_unless_allowed(pytester, run):
-    """A screen of one colour fails assert_matches (an app that drew nothing), in update runs too; allow_blank
-    passes."""
+    """A one-colour screen fails assert_matches (update runs too) unless allow_blank=True."""
     pytester.makepyfile(
         """
         import pytest
@@ -458,8 +453,7 @@ def test_readme_example_runs(pytester, run):
 
 
 def test_real_display_counts_frames_through_the_environment(pytester, run):
-    """device= (a real display, stood in for by an in-memory one here): $FRAMEBUFFER names it, a Screen counts
-    into $FBGFX_FRAMES, snapshots read it, and a touch without uinput fails saying what is missing."""
+    """device= (a stand-in for /dev/fb7): $FBGFX_FRAMES counts, snapshots read it, no uinput is said."""
     if os.access("/dev/uinput", os.W_OK):
         pytest.skip("this machine can make uinput devices: the missing-uinput message cannot be seen here")
     expected = "modprobe uinput" if not os.path.exists("/dev/uinput") else "needs root"

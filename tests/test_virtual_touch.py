@@ -41,8 +41,7 @@ def child_env() -> dict[str, str]:
 
 
 def test_touch_open_without_arguments_reads_the_display_of_framebuffer(display):
-    """fbgfx.touch.open() with $FRAMEBUFFER on a virtual file display reads its touchscreen: a
-    single-touch panel whose range is the panel's pixels; a tap comes out as down and up there."""
+    """touch.open() with no path reads $FRAMEBUFFER's virtual touchscreen: a tap is down and up there."""
     finger = VirtualTouch(display)
     with fbgfx.touch.open() as ts:
         assert ts.device.name == virtual_touch.NAME

@@ -206,9 +206,7 @@ def test_serve_input_makes_a_uinput_touchscreen(guest):
 
 
 def test_uinput_touchscreen_on_the_real_panel(guest):
-    """fbgfx.uinput_touch (how the pytest plugin touches /dev/fbN and drm:): a touchscreen with the panel's range
-    that touch.open() finds first, whose tap at panel (100, 600) reads as logical (600, 1179) turned 90; removed
-    on close."""
+    """A uinput touchscreen for /dev/fb0 is found first, read turned 90 under the tap, and removed on close."""
     r = _step(guest, "uinput")
     assert r["chosen"] == r["node"] and r["node"].startswith("/dev/input/event")
     assert r["summary"] == "fbgfx uinput touchscreen: touchscreen, 0..1279 x 0..799"
