@@ -12,6 +12,7 @@ Run: ``python benchmarks/bench_testing.py``. Ratios come from one run.
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import subprocess
@@ -72,6 +73,7 @@ def flip_ms(width: int, height: int, counting: bool) -> float:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     print(
         f"machine: memcpy of a 320x240 XRGB8888 frame {memcpy_ms(320, 240):.4f} ms; "
         f"1920x1080: {memcpy_ms(1920, 1080):.3f} ms"
