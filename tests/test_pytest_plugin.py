@@ -482,3 +482,30 @@ def test_real_display_counts_frames_through_the_environment(pytester, run):
         """
     )
     run().assert_outcomes(passed=1)
+
+
+def test_drm_panel_size_and_picture(monkeypatch):
+    """A drm: display's panel: size from the preferred mode (or mode=), picture and format from what it scans out."""
+    from types import SimpleNamespace
+
+    import fbgfx.drm
+    from fbgfx.testing import _DrmPanel
+
+    def mode(w, h, preferred=False):
+        return SimpleNamespace(width=w, height=h, preferred=preferred)
+
+    connectors = [
+        SimpleNamespace(name="DP-1", connected=False, modes=[mode(640, 480)]),
+        SimpleNamespace(name="HDMI-A-1", connected=True, modes=[mode(1920, 1080), mode(1280, 720, preferred=True)]),
+    ]
+    monkeypatch.setattr(fbgfx.drm, "probe", lambda path: SimpleNamespace(connectors=connectors))
+    native = np.full((720, 1280), 0xF800, np.uint16)  # RGB565 red
+    monkeypatch.setattr(fbgfx.drm, "read_scanout", lambda path, connector=None: ("RGB565", native))
+    panel = _DrmPanel("drm:card1")
+    assert (panel.card, panel.size) == ("/dev/dri/card1", (1280, 720))
+    assert panel.format() == "RGB565"
+    picture = panel.snapshot()
+    assert picture.size == (1280, 720) and picture.getpixel((5, 5)) == (255, 0, 0)
+    assert _DrmPanel("drm:/dev/dri/card0:mode=800x480@60").size == (800, 480)
+    with pytest.raises(fbgfx.FramebufferError, match="no connected display"):
+        _DrmPanel("drm:card1:connector=DP-1")
