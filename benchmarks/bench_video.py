@@ -96,6 +96,21 @@ def ffmpeg_fps(path: str, frames: int, *args: str) -> float:
     return frames / float(m.group(1))
 
 
+def pyav_fps(path: str, frames: int, pix_fmt: str, size: tuple[int, int] | None) -> float:
+    """fps of decoding and converting with PyAV alone (the libraries fbgfx uses), into
+    nothing: frame threads, ``reformat`` into a new frame each time."""
+    import av
+
+    with av.open(path) as container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        width, height = size or (stream.codec_context.width, stream.codec_context.height)
+        start = time.perf_counter()
+        for frame in container.decode(stream):
+            frame.reformat(width=width, height=height, format=pix_fmt, interpolation="BICUBIC")
+        return frames / (time.perf_counter() - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=4.0, help="length of the 1080p clip (30 fps)")

@@ -301,7 +301,7 @@ class Converter:
         rows = self.sws.scale.sws_scale(
             ctx, self._src_ptr, self._src_stride, 0, frame.height, self._dst_ptr, self._dst_stride
         )
-        if rows <= 0:
+        if rows < 0:  # 0 is success too: FFmpeg 5's ARM (NEON) converters return 0
             raise ValueError(f"libswscale failed on a {frame.format.name} frame ({rows})")
         del keep
         if self.scratch is not None:
