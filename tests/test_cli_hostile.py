@@ -86,6 +86,27 @@ def test_show_reads_a_picture_from_a_fifo(tmp_path, monkeypatch):
     assert Image.open(out).convert("RGB").getpixel((10, 10)) == (255, 0, 0)
 
 
+def test_play_reads_an_animation_from_a_fifo(tmp_path, monkeypatch):
+    """An animated GIF written into a FIFO plays (read once, not probed and then missed)."""
+    monkeypatch.setattr(_common, "time", Clock())
+    fifo = tmp_path / "anim.gif"
+    os.mkfifo(fifo)
+    gif = tmp_path / "a.gif"
+    frames = [Image.new("RGB", (64, 48), c) for c in ("red", "lime")]
+    frames[0].save(gif, save_all=True, append_images=frames[1:], duration=100)
+
+    def writer() -> None:
+        with open(fifo, "wb") as f:
+            f.write(gif.read_bytes())
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    out = tmp_path / "out.png"
+    assert main(["play", str(fifo), "-d", "virtual:64x48", "--duration", "30", "--out", str(out)]) == 0
+    t.join(timeout=30)
+    assert Image.open(out).convert("RGB").getpixel((10, 10)) == (0, 255, 0)  # the last frame
+
+
 def test_touch_fifo_in_environment_ends_at_seconds(tmp_path):
     """$FBGFX_TOUCH naming a FIFO recording nobody writes: `fbgfx touch --seconds 1` ends with one line."""
     fifo = tmp_path / "touch.evemu"

@@ -118,17 +118,20 @@ def run(args: argparse.Namespace, context: Context) -> int:
     if "-" in files and len(files) > 1:
         raise CliError("- (raw frames on stdin) plays alone, not in a playlist")
     args.file = files[0]
-    if args.file != "-" and (len(files) > 1 or not _is_picture(args.file)):
+    stop = None if args.duration is None else now() + args.duration
+    # A FIFO is read whole first, within --duration (opening one waits for a writer,
+    # and a probe would take bytes the player then misses): pictures and animations.
+    fifo = read_fifo(args.file, stop, "an animation") if args.file != "-" and len(files) == 1 else None
+    if fifo is None and args.file != "-" and (len(files) > 1 or not _is_picture(args.file)):
         if args.size:
             raise CliError("--size is for raw frames on stdin (FILE '-'); a video file knows its size")
         return _play_videos(args, context)
-    stop = None if args.duration is None else now() + args.duration
     if args.file == "-":
         source = _raw_source(args)
     else:
         if args.size:
             raise CliError("--size is for raw frames on stdin (FILE '-'); an animation file knows its size")
-        source = _animation_source(args, stop)
+        source = _animation_source(args, fifo)
     # Read and decode in a thread (both release the GIL) while frames are shown.
     frames = Prefetch(source, _PREFETCH, name="fbgfx-play-reader")
     try:
@@ -256,11 +259,10 @@ def play_frames(
         status.finish()
 
 
-def _animation_source(args: argparse.Namespace, stop: float | None = None) -> Iterator[Frame]:
-    """(RGB array, seconds) for every frame of an image file, looping when asked; a
-    FIFO is read whole before ``stop`` (opening one waits for a writer)."""
+def _animation_source(args: argparse.Namespace, data: bytes | None = None) -> Iterator[Frame]:
+    """(RGB array, seconds) for every frame of an image file (or of ``data``, its bytes
+    read from a FIFO), looping when asked."""
     path: str = args.file
-    data = read_fifo(path, stop, "an animation")
     with reading(path, "an image or animation"):
         im = Image.open(path if data is None else io.BytesIO(data))
     fixed = None if args.fps is None else (1.0 / args.fps if args.fps else 0.0)
