@@ -40,7 +40,7 @@ typedef struct {
     smooth_edge_t *edges;
     ptrdiff_t n, cap;
     smooth_edge_t local[256];
-    int failed; /* out of memory */
+    int failed;         /* out of memory */
     double top, bottom; /* the rows the edges span */
     /* the clip rectangle, [cx0, cx1) x [cy0, cy1) */
     int cx0, cy0, cx1, cy1;
@@ -170,13 +170,14 @@ typedef struct {
     int bx0, by0, bx1, by1; /* what was written, exclusive end */
 } smooth_paint;
 
-FBGFX_HOT static void smooth_blend_x8888(uint32_t *restrict d, int n, int ro, int go, int bo, uint32_t r, uint32_t g,
-                                         uint32_t b, uint32_t k)
+FBGFX_HOT static void smooth_blend_x8888(uint32_t *restrict d, int n, int ro, int go, int bo, uint32_t r,
+                                         uint32_t g, uint32_t b, uint32_t k)
 {
     const uint32_t ik = 255 - k, rk = r * k, gk = g * k, bk = b * k;
     for (int x = 0; x < n; x++) {
         uint32_t v = d[x];
-        d[x] = convert_div255(rk + ((v >> ro) & 255) * ik) << ro | convert_div255(gk + ((v >> go) & 255) * ik) << go |
+        d[x] = convert_div255(rk + ((v >> ro) & 255) * ik) << ro |
+               convert_div255(gk + ((v >> go) & 255) * ik) << go |
                convert_div255(bk + ((v >> bo) & 255) * ik) << bo;
     }
 }
@@ -191,8 +192,9 @@ FBGFX_HOT static void smooth_blend_565(uint16_t *restrict d, int n, int ro, int 
         uint32_t dr = (((v >> ro) & 31) * m5 + a5) >> 16;
         uint32_t dg = (((v >> 5) & 63) * m6 + a6) >> 16;
         uint32_t db = (((v >> bo) & 31) * m5 + a5) >> 16;
-        d[x] = (uint16_t)((convert_div255(rk + dr * ik) >> 3) << ro | (convert_div255(gk + dg * ik) >> 2) << 5 |
-                          (convert_div255(bk + db * ik) >> 3) << bo);
+        d[x] =
+            (uint16_t)((convert_div255(rk + dr * ik) >> 3) << ro | (convert_div255(gk + dg * ik) >> 2) << 5 |
+                       (convert_div255(bk + db * ik) >> 3) << bo);
     }
 }
 
@@ -295,8 +297,8 @@ static inline __attribute__((always_inline)) uint32_t smooth_alpha(int evenodd, 
 /* The piece of an edge inside one row, from x = xa to x = xb (inside the clip's
  * columns), covering signed height d: added to the row's cells, cover[] and area[]
  * (indexed from the clip's left side). Returns the columns touched, [*i0, *i1]. */
-static inline void smooth_piece(float *restrict cover, float *restrict area, int cx0, int cx1, double xa, double xb,
-                                double d, int *i0, int *i1)
+static inline void smooth_piece(float *restrict cover, float *restrict area, int cx0, int cx1, double xa,
+                                double xb, double d, int *i0, int *i1)
 {
     double lo = xa < xb ? xa : xb, hi = xa < xb ? xb : xa;
     int j0 = (int)floor(lo), j1 = (int)ceil(hi) - 1;
@@ -332,10 +334,9 @@ static inline void smooth_piece(float *restrict cover, float *restrict area, int
 /* Sweep row y from the left: its cells (cover[], area[], touched in the sorted column
  * ranges) pixel by pixel, spans of constant coverage between them; the cells are left
  * zero. With `more`, the pixels of the next row near these ranges are prefetched. */
-static inline __attribute__((always_inline)) void smooth_sweep(smooth_paint *p, const smooth_ink ink, int evenodd,
-                                                              int y, int more, int cx0, int cx1, float *cover,
-                                                              float *area, const int32_t *ranges, ptrdiff_t nranges,
-                                                              uint8_t *alphas)
+static inline __attribute__((always_inline)) void
+smooth_sweep(smooth_paint *p, const smooth_ink ink, int evenodd, int y, int more, int cx0, int cx1,
+             float *cover, float *area, const int32_t *ranges, ptrdiff_t nranges, uint8_t *alphas)
 {
     const draw_target *t = p->t;
     const int bpp = ink.bpp;
@@ -409,7 +410,8 @@ static inline __attribute__((always_inline)) void smooth_sweep(smooth_paint *p, 
         p->bx1 = last > p->bx1 ? last : p->bx1;
         p->by0 = y < p->by0 ? y : p->by0;
         p->by1 = y + 1;
-    }}
+    }
+}
 
 /* Add column range [i0, i1] to a row's ranges, kept sorted by their start. */
 static inline void smooth_add_range(int32_t *ranges, ptrdiff_t *n, int i0, int i1)
@@ -503,8 +505,8 @@ done:
  * to the clip's columns as smooth_edge does (a part left of it counts as a vertical
  * edge on its left side, a part right of it is dropped). Widens [*lo, *hi], the
  * columns touched. */
-static inline void smooth_row_edge(float *cover, float *area, int cx0, int cx1, double xa, double ya, double xb,
-                                   double yb, int *lo, int *hi)
+static inline void smooth_row_edge(float *cover, float *area, int cx0, int cx1, double xa, double ya,
+                                   double xb, double yb, int *lo, int *hi)
 {
     double d = yb - ya;
     if (d == 0)
@@ -532,9 +534,9 @@ static inline void smooth_row_edge(float *cover, float *area, int cx0, int cx1, 
  * rows' top and bottom (split at the ellipse's middle, and into pieces of equal angle
  * where a chord would stray more than the tolerance from the curve), the right side
  * mirrors it; `rev` reverses both (an inner ellipse cut out of an outer one). */
-static inline void smooth_ellipse_rows(float *cover, float *area, int cx0, int cx1, double cx, double cy, double rx,
-                                       double ry, double ylo, double yhi, int rev, int *llo, int *lhi, int *rlo,
-                                       int *rhi)
+static inline __attribute__((always_inline)) void
+smooth_ellipse_rows(float *cover, float *area, int cx0, int cx1, double cx, double cy, double rx, double ry,
+                    double ylo, double yhi, int rev, int *llo, int *lhi, int *rlo, int *rhi)
 {
     /* a chord of length L strays about L^2 k / 8 from a curve of curvature k */
     const double kmax = rx / (ry * ry) > ry / (rx * rx) ? rx / (ry * ry) : ry / (rx * rx);
@@ -553,7 +555,9 @@ static inline void smooth_ellipse_rows(float *cover, float *area, int cx0, int c
         double wa = rx * sqrt(1 - ua * ua), wb = rx * sqrt(1 - ub * ub);
         double len = sqrt((wb - wa) * (wb - wa) + (yb - ya) * (yb - ya));
         double steps = ceil(len * per_len); /* NaN or infinite for a degenerate ellipse: one piece */
-        int k = steps >= 2 && steps <= SMOOTH_MAX_STEPS ? (int)steps : steps > SMOOTH_MAX_STEPS ? SMOOTH_MAX_STEPS : 1;
+        int k = steps >= 2 && steps <= SMOOTH_MAX_STEPS ? (int)steps
+                : steps > SMOOTH_MAX_STEPS              ? SMOOTH_MAX_STEPS
+                                                        : 1;
         double ta = k > 1 ? asin(ua) : 0, tb = k > 1 ? asin(ub) : 0, px = wa, py = ya;
         for (int j = 1; j <= k; j++) {
             double qx = wb, qy = yb;
@@ -575,8 +579,8 @@ static inline void smooth_ellipse_rows(float *cover, float *area, int cx0, int c
 
 /* A filled ellipse, or the ring between it and an inner one (ix, iy > 0) of the same
  * centre, row by row without an edge list. */
-FBGFX_HOT static int smooth_fill_ellipse(smooth_paint *p, double cx, double cy, double rx, double ry, double ix,
-                                         double iy)
+FBGFX_HOT static int smooth_fill_ellipse(smooth_paint *p, double cx, double cy, double rx, double ry,
+                                         double ix, double iy)
 {
     const draw_target *t = p->t;
     const int cx0 = t->cx0, cx1 = t->cx1;
@@ -604,13 +608,16 @@ FBGFX_HOT static int smooth_fill_ellipse(smooth_paint *p, double cx, double cy, 
     for (int y = r0; y < r1; y++) {
         int32_t ranges[8];
         ptrdiff_t nranges = 0;
-        int lo[4] = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX}, hi[4] = {INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN};
+        int lo[4] = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX},
+            hi[4] = {INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN};
         double ylo = y > top ? y : top, yhi = y + 1 < bottom ? y + 1 : bottom;
-        smooth_ellipse_rows(cover, area, cx0, cx1, cx, cy, rx, ry, ylo, yhi, 0, &lo[0], &hi[0], &lo[1], &hi[1]);
+        smooth_ellipse_rows(cover, area, cx0, cx1, cx, cy, rx, ry, ylo, yhi, 0, &lo[0], &hi[0], &lo[1],
+                            &hi[1]);
         if (inner) {
             double a = cy - iy > ylo ? cy - iy : ylo, b = cy + iy < yhi ? cy + iy : yhi;
             if (a < b)
-                smooth_ellipse_rows(cover, area, cx0, cx1, cx, cy, ix, iy, a, b, 1, &lo[2], &hi[2], &lo[3], &hi[3]);
+                smooth_ellipse_rows(cover, area, cx0, cx1, cx, cy, ix, iy, a, b, 1, &lo[2], &hi[2], &lo[3],
+                                    &hi[3]);
         }
         for (int i = 0; i < 4; i++)
             if (lo[i] <= hi[i])
@@ -639,8 +646,8 @@ static inline double smooth_clamp(double v)
     return v < -SMOOTH_LIMIT ? -SMOOTH_LIMIT : v > SMOOTH_LIMIT ? SMOOTH_LIMIT : v;
 }
 
-static int smooth_paint_init(smooth_paint *p, const draw_target *t, const convert_format *f, uint8_t *mask, int r,
-                             int g, int b, int a, uint32_t exact)
+static int smooth_paint_init(smooth_paint *p, const draw_target *t, const convert_format *f, uint8_t *mask,
+                             int r, int g, int b, int a, uint32_t exact)
 {
     if ((unsigned)r > 255 || (unsigned)g > 255 || (unsigned)b > 255 || (unsigned)a > 255)
         return -EINVAL;
@@ -731,8 +738,8 @@ static double smooth_area_scale(int steps)
 
 /* Edges along the ellipse (cx, cy, rx, ry) from parametric angle a0 to a1 (radians,
  * either direction), starting at its point for a0. Returns the end point in *ex, *ey. */
-static void smooth_ellipse_path(smooth_acc *a, double cx, double cy, double rx, double ry, double a0, double a1,
-                                double *px, double *py)
+static void smooth_ellipse_path(smooth_acc *a, double cx, double cy, double rx, double ry, double a0,
+                                double a1, double *px, double *py)
 {
     double rmax = rx > ry ? rx : ry;
     int full = smooth_steps(rmax);
@@ -781,7 +788,7 @@ static void smooth_ellipse_contour(smooth_acc *a, double cx, double cy, double r
 
 /* -- public ----------------------------------------------------------------------------- */
 
-#define SMOOTH_PAINT_ARGS                                                                                      \
+#define SMOOTH_PAINT_ARGS                                                                                    \
     draw_target *t, const convert_format *f, uint8_t *mask, int r, int g, int b, int a, uint32_t exact,      \
         int32_t *box
 
@@ -796,7 +803,8 @@ int smooth_line(SMOOTH_PAINT_ARGS, double x0, double y0, double x1, double y1, d
         return rc;
     smooth_acc acc;
     smooth_acc_init(&acc, t);
-    smooth_band(&acc, smooth_clamp(x0), smooth_clamp(y0), smooth_clamp(x1), smooth_clamp(y1), smooth_clamp(w));
+    smooth_band(&acc, smooth_clamp(x0), smooth_clamp(y0), smooth_clamp(x1), smooth_clamp(y1),
+                smooth_clamp(w));
     return smooth_finish(&acc, &p, t, box);
 }
 
@@ -923,7 +931,8 @@ enum { SMOOTH_ELLIPSE, SMOOTH_ARC, SMOOTH_CHORD, SMOOTH_PIE };
 
 /* Where the line through (px, py) along (dx, dy) meets the ellipse (0, 0, rx, ry):
  * the larger parameter in *s1, the smaller in *s0; 0 when it misses. */
-static int smooth_meet(double px, double py, double dx, double dy, double rx, double ry, double *s0, double *s1)
+static int smooth_meet(double px, double py, double dx, double dy, double rx, double ry, double *s0,
+                       double *s1)
 {
     double A = dx * dx / (rx * rx) + dy * dy / (ry * ry), B = 2 * (px * dx / (rx * rx) + py * dy / (ry * ry));
     double C = px * px / (rx * rx) + py * py / (ry * ry) - 1, disc = B * B - 4 * A * C;
@@ -999,8 +1008,8 @@ static void smooth_inset_cut(smooth_acc *acc, int kind, double cx, double cy, do
  * slice), angles normalised as Pillow does. w == 0 fills it; w > 0 draws its outline:
  * the shape minus the shape moved inward by w (an arc: the band of width w inside the
  * curve, cut along the radii). */
-int smooth_ellipse(SMOOTH_PAINT_ARGS, double cx, double cy, double rx, double ry, double start, double end, int kind,
-                   double w)
+int smooth_ellipse(SMOOTH_PAINT_ARGS, double cx, double cy, double rx, double ry, double start, double end,
+                   int kind, double w)
 {
     double v[7] = {cx, cy, rx, ry, start, end, w};
     if (!smooth_finite(v, 7) || w < 0 || kind < SMOOTH_ELLIPSE || kind > SMOOTH_PIE)
@@ -1011,7 +1020,8 @@ int smooth_ellipse(SMOOTH_PAINT_ARGS, double cx, double cy, double rx, double ry
         return rc;
     smooth_acc acc;
     smooth_acc_init(&acc, t);
-    cx = smooth_clamp(cx), cy = smooth_clamp(cy), rx = smooth_clamp(rx), ry = smooth_clamp(ry), w = smooth_clamp(w);
+    cx = smooth_clamp(cx), cy = smooth_clamp(cy), rx = smooth_clamp(rx), ry = smooth_clamp(ry),
+    w = smooth_clamp(w);
     if (kind == SMOOTH_ARC && w == 0)
         w = 1;
     double ix = rx - w, iy = ry - w; /* the inner edge of an outline */
@@ -1056,7 +1066,8 @@ static void smooth_rounded_contour(smooth_acc *a, double x0, double y0, double x
 {
     if (x1 <= x0 || y1 <= y0)
         return;
-    double cxs[4] = {x0 + rad, x1 - rad, x1 - rad, x0 + rad}, cys[4] = {y0 + rad, y0 + rad, y1 - rad, y1 - rad};
+    double cxs[4] = {x0 + rad, x1 - rad, x1 - rad, x0 + rad},
+           cys[4] = {y0 + rad, y0 + rad, y1 - rad, y1 - rad};
     double px[4] = {x0, x1, x1, x0}, py[4] = {y0, y0, y1, y1};
     /* clockwise on screen from the top-left corner; each corner arc spans 90 degrees */
     double first_x = 0, first_y = 0, x = 0, y = 0;
@@ -1088,8 +1099,8 @@ static void smooth_rounded_contour(smooth_acc *a, double x0, double y0, double x
     smooth_edge(a, x, y, first_x, first_y);
 }
 
-int smooth_rounded_rect(SMOOTH_PAINT_ARGS, double x0, double y0, double x1, double y1, double rad, int corners,
-                        double w)
+int smooth_rounded_rect(SMOOTH_PAINT_ARGS, double x0, double y0, double x1, double y1, double rad,
+                        int corners, double w)
 {
     double v[6] = {x0, y0, x1, y1, rad, w};
     if (!smooth_finite(v, 6) || w < 0)
@@ -1107,7 +1118,8 @@ int smooth_rounded_rect(SMOOTH_PAINT_ARGS, double x0, double y0, double x1, doub
     smooth_rounded_contour(&acc, x0, y0, x1, y1, rad, corners, 1);
     if (w > 0) {
         double ir = rad - w;
-        smooth_rounded_contour(&acc, x0 + w, y0 + w, x1 - w, y1 - w, ir < 0 ? 0 : ir, ir > 0 ? corners : 0, -1);
+        smooth_rounded_contour(&acc, x0 + w, y0 + w, x1 - w, y1 - w, ir < 0 ? 0 : ir, ir > 0 ? corners : 0,
+                               -1);
     }
     return smooth_finish(&acc, &p, t, box);
 }
