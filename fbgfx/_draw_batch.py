@@ -1,0 +1,151 @@
+"""Surface's batch forms: many lines, rectangles, ellipses or points in one call.
+
+:class:`BatchDrawing` is a base of :class:`fbgfx.Surface`: an (n, k) array of shapes and
+optional per-shape colours go to one C call (``native/draw.c``'s batch kernels), or to
+one smooth kernel call per colour with ``antialias=True``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+import numpy as np
+
+from . import _smooth, convert
+from ._ffi import ffi, lib
+from ._geometry import check_width
+from .color import OPAQUE, ColorLike, Ink
+
+if TYPE_CHECKING:
+    from .pixelformat import PixelFormat
+
+__all__ = ["BatchDrawing"]
+
+Fill = Optional[ColorLike]
+#: A C rasteriser from fbgfx._native: returns 0 or -errno.
+Kernel = Callable[..., int]
+_WHITE = "white"
+
+
+class BatchDrawing:
+    """``lines``, ``rectangles``, ``ellipses`` and ``points``."""
+
+    if TYPE_CHECKING:  # provided by Surface
+        format: PixelFormat
+        palette: Any
+
+        def _ink(self, color: ColorLike) -> Ink: ...
+
+        def _run(self, ink: Ink, fn: Kernel, *args: Any) -> None: ...
+
+        def _smooth_run(self, ink: Ink, call: _smooth.Call | None) -> None: ...
+
+    def _batch(self, array: Any, cols: int, what: str) -> np.ndarray:
+        a = np.ascontiguousarray(array, dtype=np.float64)
+        if a.ndim != 2 or a.shape[1] != cols:
+            raise ValueError(f"{what}: expected an (n, {cols}) array, got shape {a.shape}")
+        return a
+
+    def _colors(self, colors: Any, n: int, fill: Fill) -> np.ndarray | None:
+        """One packed value per item (C reads exactly ``n``), or None to use ``fill``."""
+        if colors is None:
+            return None
+        if isinstance(colors, (str, bytes)) or not hasattr(colors, "__len__"):
+            raise TypeError(f"colors must be a sequence of {n} colours, got {type(colors).__name__}")
+        if len(colors) != n:
+            raise ValueError(f"expected {n} colours, got {len(colors)}")
+        try:
+            c = np.asarray(colors)
+        except (ValueError, TypeError):  # a list of mixed colour forms
+            c = None
+        if c is not None and c.ndim == 1 and c.dtype != bool and np.issubdtype(c.dtype, np.integer):
+            if c.size and (c.min() < 0 or c.max() >= 1 << self.format.bpp):
+                raise ValueError(f"native colour values must fit in {self.format.bpp} bits")
+            return np.ascontiguousarray(c, np.uint32)
+        if c is not None and c.ndim == 2 and c.shape[1] in (3, 4) and c.dtype.kind in "uif":
+            with np.errstate(invalid="ignore"):
+                if c.size and not ((c >= 0) & (c <= 255) & (c == np.round(c))).all():
+                    raise ValueError("colour channels must be whole numbers 0..255")
+            packed = self.format.pack(c[:, :3].astype(np.uint8), self.palette)
+            if self.format.bpp == 24:
+                p = packed.astype(np.uint32)
+                return np.ascontiguousarray(p[:, 0] | p[:, 1] << 8 | p[:, 2] << 16)
+            return np.ascontiguousarray(packed, np.uint32)
+        # names, floats, mixed forms: each as a single colour would be (alpha ignored)
+        return np.array([self._ink(col).value for col in colors], np.uint32)
+
+    def _batch_run(self, fn: Kernel, a: np.ndarray, colors: Any, fill: Fill, *extra: int) -> None:
+        n = len(a)
+        cols = self._colors(colors, n, fill)
+        ink = self._ink(_WHITE if fill is None else fill)
+        if cols is None and ink.mode != OPAQUE:
+            # blended colours are drawn one by one; `a` (C-contiguous, from _batch)
+            # owns every row C reads and stays referenced across each call
+            for i in range(n):
+                self._run(ink, fn, ffi.cast("const double *", a[i].ctypes.data), 1, ffi.NULL, *extra)
+            return
+        ink = ink._replace(mode=OPAQUE)
+        # `a` and `cols` are locals: they own the memory C reads until it returns
+        cptr = ffi.NULL if cols is None else ffi.cast("const uint32_t *", cols.ctypes.data)
+        self._run(ink, fn, ffi.cast("const double *", a.ctypes.data), n, cptr, *extra)
+
+    def lines(
+        self, xy: Any, colors: Any = None, fill: Fill = None, width: float = 1, *, antialias: bool = False
+    ) -> None:
+        """Draw many independent lines in one call.
+
+        Args:
+            xy: (n, 4) array of (x0, y0, x1, y1).
+            colors: Optional per-line colours: (n,) native ints, (n, 3|4) RGB(A) (alpha
+                ignored), or a list of colours.
+            fill: The colour of every line when ``colors`` is None (white by default).
+            width: Line width.
+            antialias: Smooth lines, as :meth:`line` draws them.
+        """
+        a = self._batch(xy, 4, "lines")
+        if antialias:
+            return self._smooth_lines(a, colors, fill, _smooth.width(width, "lines"))
+        width = check_width(width)
+        if width != 0 and len(a):
+            self._batch_run(lib.draw_lines, a, colors, fill, width)
+
+    def _smooth_lines(self, a: np.ndarray, colors: Any, fill: Fill, w: float) -> None:
+        if w == 0 or not len(a):
+            return
+        cols = self._colors(colors, len(a), fill)
+        if cols is None:
+            self._smooth_run(self._ink(_WHITE if fill is None else fill), _smooth.lines(a, w))
+            return
+        # per-line colours: their RGB, from the packed values _colors checked
+        fmt = self.format
+        if fmt.bpp == 24:
+            native = cols.astype("<u4").view(np.uint8).reshape(1, -1, 4)[:, :, :3]
+        else:
+            native = cols.astype(fmt.dtype).reshape(fmt.array_shape(1, len(cols)))
+        rgb = convert.from_native(np.ascontiguousarray(native), fmt, palette=self.palette)[0]
+        for row, (r, g, b) in zip(a, rgb.tolist()):
+            self._smooth_run(self._ink((r, g, b)), _smooth.lines(row[None], w))
+
+    def rectangles(
+        self, xy: Any, fill: Fill = None, colors: Any = None, outline: bool = False, width: float = 1
+    ) -> None:
+        """Draw many rectangles (inclusive corners) in one call: (n, 4) array of boxes.
+
+        Filled with ``fill`` or per-rectangle ``colors``; with ``outline=True`` only
+        their outlines of ``width`` are drawn.
+        """
+        a = self._batch(xy, 4, "rectangles")
+        if len(a):
+            self._batch_run(lib.draw_rects, a, colors, fill, 0 if outline else 1, check_width(width))
+
+    def ellipses(self, xy: Any, fill: Fill = None, colors: Any = None, outline: bool = False, width: float = 1) -> None:
+        """Draw many filled (or outlined) ellipses in one call: (n, 4) array of boxes."""
+        a = self._batch(xy, 4, "ellipses")
+        if len(a):
+            self._batch_run(lib.draw_ellipses, a, colors, fill, 0 if outline else 1, check_width(width))
+
+    def points(self, xy: Any, colors: Any = None, fill: Fill = None) -> None:
+        """Draw many single pixels in one call: (n, 2) array of (x, y)."""
+        a = self._batch(xy, 2, "points")
+        if len(a):
+            self._batch_run(lib.draw_points, a, colors, fill)

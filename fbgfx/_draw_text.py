@@ -1,0 +1,174 @@
+"""Surface's text methods: ``ImageDraw``'s text API drawn into native pixels.
+
+:class:`TextDrawing` is a base of :class:`fbgfx.Surface`: laying out runs of glyphs is
+:mod:`fbgfx.text`'s work, blending each run's coverage mask the Surface's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Optional
+
+import numpy as np
+
+from . import text as _text
+from .color import ColorLike, Ink
+from .text import Font, Text, TextOptions
+
+__all__ = ["TextDrawing"]
+
+Fill = Optional[ColorLike]
+_WHITE = "white"
+
+
+class TextDrawing:
+    """``text``, ``multiline_text``, ``textbbox``, ``multiline_textbbox`` and ``textlength``."""
+
+    if TYPE_CHECKING:  # provided by Surface
+        _boxes: bool
+
+        def _ink(self, color: ColorLike) -> Ink: ...
+
+        def _paint_mask(self, mask: np.ndarray, x: int, y: int, ink: Ink, check_empty: bool = True) -> None: ...
+
+    def text(
+        self,
+        xy: Sequence[float],
+        text: Text,
+        fill: Fill = None,
+        font: Font | None = None,
+        anchor: str | None = None,
+        spacing: float = 4,
+        align: str = "left",
+        direction: str | None = None,
+        features: Sequence[str] | None = None,
+        language: str | None = None,
+        stroke_width: float = 0,
+        stroke_fill: Fill = None,
+        embedded_color: bool = False,
+        *,
+        font_size: float | None = None,
+    ) -> None:
+        """Draw text (``ImageDraw.text``), antialiased and blended in the native format.
+
+        Args:
+            xy: Anchor position.
+            text: A string; newlines make multiline text.
+            fill: Colour (white by default).
+            font: A font from :func:`fbgfx.font` or Pillow; Pillow's default when None.
+            anchor, spacing, align, direction, features, language, stroke_width,
+                stroke_fill: As in Pillow.
+            font_size: Size of the default font when ``font`` is None.
+            embedded_color: Accepted for compatibility; colour (emoji) glyphs are
+                drawn in ``fill`` like any other glyph.
+
+        Raises:
+            ValueError: A non-finite position, a bad anchor or alignment.
+        """
+        fnt = _text.font_or_default(font, font_size)
+        ink = self._ink(_WHITE if fill is None else fill)
+        x, y = float(xy[0]), float(xy[1])
+        options = TextOptions(anchor, spacing, align, direction, features, language, stroke_width)
+        if stroke_width:
+            stroke_ink = ink if stroke_fill is None else self._ink(stroke_fill)
+            for run in _text.layout(fnt, (x, y), text, options):
+                self._paint_mask(run.mask, run.x, run.y, stroke_ink, self._boxes)
+            if stroke_ink == ink:
+                return
+            options = options._replace(stroke_width=0)
+        for run in _text.layout(fnt, (x, y), text, options):
+            # cached runs are known to have ink; only a clipped part may be empty
+            self._paint_mask(run.mask, run.x, run.y, ink, self._boxes)
+
+    def multiline_text(
+        self,
+        xy: Sequence[float],
+        text: Text,
+        fill: Fill = None,
+        font: Font | None = None,
+        anchor: str | None = None,
+        spacing: float = 4,
+        align: str = "left",
+        direction: str | None = None,
+        features: Sequence[str] | None = None,
+        language: str | None = None,
+        stroke_width: float = 0,
+        stroke_fill: Fill = None,
+        embedded_color: bool = False,
+        *,
+        font_size: float | None = None,
+    ) -> None:
+        """Draw text with newlines (same as :meth:`text`)."""
+        self.text(
+            xy,
+            text,
+            fill,
+            font,
+            anchor,
+            spacing,
+            align,
+            direction,
+            features,
+            language,
+            stroke_width,
+            stroke_fill,
+            embedded_color,
+            font_size=font_size,
+        )
+
+    def textbbox(
+        self,
+        xy: Sequence[float],
+        text: Text,
+        font: Font | None = None,
+        anchor: str | None = None,
+        spacing: float = 4,
+        align: str = "left",
+        direction: str | None = None,
+        features: Sequence[str] | None = None,
+        language: str | None = None,
+        stroke_width: float = 0,
+        embedded_color: bool = False,
+        *,
+        font_size: float | None = None,
+    ) -> tuple[float, float, float, float]:
+        """(left, top, right, bottom) of ``text`` drawn at ``xy`` (``ImageDraw.textbbox``)."""
+        fnt = _text.font_or_default(font, font_size)
+        options = TextOptions(anchor, spacing, align, direction, features, language, stroke_width)
+        return _text.bbox(fnt, xy, text, options)
+
+    def multiline_textbbox(
+        self,
+        xy: Sequence[float],
+        text: Text,
+        font: Font | None = None,
+        anchor: str | None = None,
+        spacing: float = 4,
+        align: str = "left",
+        direction: str | None = None,
+        features: Sequence[str] | None = None,
+        language: str | None = None,
+        stroke_width: float = 0,
+        embedded_color: bool = False,
+        *,
+        font_size: float | None = None,
+    ) -> tuple[float, float, float, float]:
+        """Same as :meth:`textbbox`."""
+        return self.textbbox(
+            xy, text, font, anchor, spacing, align, direction, features, language, stroke_width, font_size=font_size
+        )
+
+    def textlength(
+        self,
+        text: Text,
+        font: Font | None = None,
+        direction: str | None = None,
+        features: Sequence[str] | None = None,
+        language: str | None = None,
+        embedded_color: bool = False,
+        *,
+        font_size: float | None = None,
+    ) -> float:
+        """Advance width of one line of text in pixels (``ImageDraw.textlength``)."""
+        fnt = _text.font_or_default(font, font_size)
+        return _text.length(fnt, text, direction, features, language)
