@@ -281,15 +281,13 @@ FBGFX_HOT static void smooth_run(const smooth_ink *k, const uint8_t *alphas, uin
 
 static inline __attribute__((always_inline)) uint32_t smooth_alpha(int evenodd, float v)
 {
-    float c = v < 0 ? -v : v;
+    float c = fabsf(v);
+    if (!evenodd)
+        return (uint32_t)(fminf(c, 1.0f) * 255.0f + 0.5f); /* branch-free: minss */
     if (c > 1.0f) {
-        if (evenodd) {
-            c -= 2.0f * floorf(c * 0.5f);
-            if (c > 1.0f)
-                c = 2.0f - c;
-        } else {
-            c = 1.0f;
-        }
+        c -= 2.0f * floorf(c * 0.5f);
+        if (c > 1.0f)
+            c = 2.0f - c;
     }
     return (uint32_t)(c * 255.0f + 0.5f);
 }
@@ -553,8 +551,10 @@ smooth_ellipse_rows(float *cover, float *area, int cx0, int cx1, double cx, doub
         ua = ua < -1 ? -1 : ua > 1 ? 1 : ua;
         ub = ub < -1 ? -1 : ub > 1 ? 1 : ub;
         double wa = rx * sqrt(1 - ua * ua), wb = rx * sqrt(1 - ub * ub);
-        double len = sqrt((wb - wa) * (wb - wa) + (yb - ya) * (yb - ya));
-        double steps = ceil(len * per_len); /* NaN or infinite for a degenerate ellipse: one piece */
+        double len2 = ((wb - wa) * (wb - wa) + (yb - ya) * (yb - ya)) * (per_len * per_len);
+        /* one piece when short enough (no square root); NaN or infinite for a degenerate
+         * ellipse: one piece too */
+        double steps = len2 <= 1 ? 1 : ceil(sqrt(len2));
         int k = steps >= 2 && steps <= SMOOTH_MAX_STEPS ? (int)steps
                 : steps > SMOOTH_MAX_STEPS              ? SMOOTH_MAX_STEPS
                                                         : 1;
