@@ -42,6 +42,7 @@ typedef struct {
     smooth_edge_t local[256];
     int failed;         /* out of memory */
     double top, bottom; /* the rows the edges span */
+    double left, right; /* and the columns */
     /* the clip rectangle, [cx0, cx1) x [cy0, cy1) */
     int cx0, cy0, cx1, cy1;
 } smooth_acc;
@@ -53,6 +54,8 @@ static void smooth_acc_init(smooth_acc *a, const draw_target *t)
     a->cap = (ptrdiff_t)(sizeof a->local / sizeof a->local[0]);
     a->failed = 0;
     a->top = INFINITY;
+    a->left = INFINITY;
+    a->right = -INFINITY;
     a->bottom = -INFINITY;
     a->cx0 = t->cx0;
     a->cy0 = t->cy0;
@@ -104,6 +107,10 @@ static void smooth_edge_in(smooth_acc *a, double x0, double y0, double x1, doubl
     e->dir = dir;
     if (top < a->top)
         a->top = top;
+    if ((x0 < x1 ? x0 : x1) < a->left)
+        a->left = x0 < x1 ? x0 : x1;
+    if ((x0 > x1 ? x0 : x1) > a->right)
+        a->right = x0 > x1 ? x0 : x1;
     if (bottom > a->bottom)
         a->bottom = bottom;
 }
@@ -424,6 +431,20 @@ static inline void smooth_add_range(int32_t *ranges, ptrdiff_t *n, int i0, int i
     ranges[2 * j + 1] = i1;
 }
 
+/* Zero the cells of columns [left, right] (clip coordinates, inside the clip's columns):
+ * all a shape within them can touch, and the sweep leaves them zero again. */
+static void smooth_zero_cells(float *cover, float *area, int cx0, int cx1, double left, double right)
+{
+    ptrdiff_t i0 = (ptrdiff_t)floor(left) - cx0, i1 = (ptrdiff_t)ceil(right) - cx0;
+    ptrdiff_t n = (ptrdiff_t)cx1 - cx0;
+    i0 = i0 < 0 ? 0 : i0;
+    i1 = i1 > n ? n : i1;
+    if (i0 <= i1) {
+        memset(cover + i0, 0, (size_t)(i1 - i0 + 1) * sizeof *cover);
+        memset(area + i0, 0, (size_t)(i1 - i0 + 1) * sizeof *area);
+    }
+}
+
 /* Scan the rows: each row's active edges add their pieces to the row's cells, then the
  * row is swept from the left, pixel by pixel where cells are, as spans between them. */
 FBGFX_HOT static int smooth_render(smooth_acc *a, smooth_paint *p)
@@ -452,7 +473,7 @@ FBGFX_HOT static int smooth_render(smooth_acc *a, smooth_paint *p)
     }
     float *area = cover + width;
     if (cover == local_cells)
-        memset(cover, 0, (size_t)width * 2 * sizeof *cover);
+        smooth_zero_cells(cover, area, cx0, cx1, a->left, a->right);
     for (ptrdiff_t r = 0; r < rows; r++)
         head[r] = -1;
     for (ptrdiff_t i = a->n - 1; i >= 0; i--) {
@@ -603,7 +624,8 @@ FBGFX_HOT static int smooth_fill_ellipse(smooth_paint *p, double cx, double cy, 
     }
     float *area = cover + width;
     if (cover == local_cells)
-        memset(cover, 0, (size_t)width * 2 * sizeof *cover);
+        smooth_zero_cells(cover, area, cx0, cx1, cx - rx < cx0 ? cx0 : cx - rx,
+                          cx + rx > cx1 ? cx1 : cx + rx);
     const smooth_ink ink = p->ink;
     for (int y = r0; y < r1; y++) {
         int32_t ranges[8];
