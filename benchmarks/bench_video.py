@@ -14,8 +14,11 @@ is played as fast as it decodes (``--fps 0 --no-audio``):
 Both sides decode with FFmpeg's frame threads and convert with libswscale; fbgfx also
 flips each frame into the (virtual) display. fbgfx's figure is its own
 ``--stats`` summary (frames over the time from the first frame shown); FFmpeg's is
-frames over its ``-benchmark`` real time. The ratio is FFmpeg's fps over fbgfx's (the
-target: at most 1.10). The two may link different FFmpeg releases (PyAV's wheel
+frames over its ``-benchmark`` real time. Each is also given as CPU time a frame (all
+threads; fbgfx's start, measured alone, taken off), which a busy shared machine
+disturbs far less than wall time. The target: at most 1.10x FFmpeg. A third line is
+PyAV alone decoding and converting into nothing (``reformat``), in-process: the same
+FFmpeg libraries as fbgfx. The two may link different FFmpeg releases (PyAV's wheel
 bundles its own; the ``ffmpeg`` program is the system's), which the output names.
 The machine's memcpy of one 1080p XRGB8888 frame is printed beside the figures.
 
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -39,7 +43,7 @@ from _timing import median
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUMMARY = re.compile(r"played (\d+) frames, ([\d.]+) fps, (\d+) dropped, ([\d.]+) s")
-RTIME = re.compile(r"rtime=([\d.]+)s")
+BENCH = re.compile(r"utime=([\d.]+)s stime=([\d.]+)s rtime=([\d.]+)s")
 
 
 def make_clip(path: str, seconds: float, fps: int = 30, width: int = 1920, height: int = 1080) -> int:
@@ -66,9 +70,15 @@ def make_clip(path: str, seconds: float, fps: int = 30, width: int = 1920, heigh
     return frames
 
 
-def fbgfx_fps(path: str, device: str, *extra: str) -> tuple[float, int]:
-    """(fps, dropped) from `fbgfx play --fps 0 --stats`."""
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def fbgfx_run(path: str, device: str, *extra: str) -> tuple[float, float, int]:
+    """(fps, CPU seconds of the whole process, dropped) of `fbgfx play --fps 0 --stats`."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+    before = _child_cpu()
     out = subprocess.run(
         [sys.executable, "-m", "fbgfx", "play", path, "-d", device, "--fps", "0", "--no-audio", "--stats", *extra],
         capture_output=True,
@@ -76,28 +86,29 @@ def fbgfx_fps(path: str, device: str, *extra: str) -> tuple[float, int]:
         env=env,
         check=True,
     )
+    cpu = _child_cpu() - before
     m = SUMMARY.search(out.stderr)
     if m is None:
         raise RuntimeError(f"no summary from fbgfx play: {out.stderr}")
-    return float(m.group(1)) / float(m.group(4)), int(m.group(3))
+    return float(m.group(1)) / float(m.group(4)), cpu, int(m.group(3))
 
 
-def ffmpeg_fps(path: str, frames: int, *args: str) -> float:
-    """fps of ``ffmpeg -i FILE ARGS -f rawvideo /dev/null`` from its -benchmark real time."""
+def ffmpeg_run(path: str, frames: int, *args: str) -> tuple[float, float]:
+    """(fps, CPU seconds) of ``ffmpeg -i FILE ARGS -f rawvideo /dev/null`` from its -benchmark line."""
     out = subprocess.run(
         ["ffmpeg", "-hide_banner", "-nostdin", "-benchmark", "-i", path, *args, "-f", "rawvideo", "-y", "/dev/null"],
         capture_output=True,
         text=True,
         check=True,
     )
-    m = RTIME.search(out.stderr)
+    m = BENCH.search(out.stderr)
     if m is None:
         raise RuntimeError(f"no -benchmark line from ffmpeg: {out.stderr[-500:]}")
-    return frames / float(m.group(1))
+    return frames / float(m.group(3)), float(m.group(1)) + float(m.group(2))
 
 
-def pyav_fps(path: str, frames: int, pix_fmt: str, size: tuple[int, int] | None) -> float:
-    """fps of decoding and converting with PyAV alone (the libraries fbgfx uses), into
+def pyav_run(path: str, frames: int, pix_fmt: str, size: tuple[int, int] | None) -> tuple[float, float]:
+    """(fps, CPU seconds) of decoding and converting with PyAV alone (the libraries fbgfx uses), into
     nothing: frame threads, ``reformat`` into a new frame each time."""
     import av
 
@@ -105,10 +116,10 @@ def pyav_fps(path: str, frames: int, pix_fmt: str, size: tuple[int, int] | None)
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
         width, height = size or (stream.codec_context.width, stream.codec_context.height)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for frame in container.decode(stream):
             frame.reformat(width=width, height=height, format=pix_fmt, interpolation="BICUBIC")
-        return frames / (time.perf_counter() - start)
+        return frames / (time.perf_counter() - start), time.process_time() - cpu
 
 
 def main() -> None:
@@ -131,25 +142,50 @@ def main() -> None:
         t0 = time.monotonic()
         frames = make_clip(path, args.seconds)
         print(f"clip: {frames} frames of 1920x1080 H.264, made in {time.monotonic() - t0:.0f} s")
+        small = (800, 480)
         cases = [
-            ("1080p into XRGB8888 1920x1080", ("virtual:1920x1080:XRGB8888",), ("-pix_fmt", "bgra")),
-            (
-                "1080p into RGB565 800x480",
-                ("virtual:800x480:RGB565", "--stretch"),
-                ("-pix_fmt", "rgb565le", "-s", "800x480"),
-            ),
-            ("1080p, panel turned 90", ("virtual:1080x1920:XRGB8888", "--rotate", "90"), ("-pix_fmt", "bgra")),
-        ]
-        for name, (device, *extra), ffargs in cases:
-            ours, theirs, drops = [], [], 0
-            for _ in range(args.repeats):  # interleaved: both see the same machine load
-                fps, dropped = fbgfx_fps(path, device, *extra)
+            ("1080p into XRGB8888 1920x1080", ("virtual:1920x1080:XRGB8888",), ("-pix_fmt", "bgra"), ("bgra", None)),
+            ("1080p into RGB565 800x480", ("virtual:800x480:RGB565", "--stretch"),
+             ("-pix_fmt", "rgb565le", "-s", "800x480"), ("rgb565le", small)),
+            ("1080p, panel turned 90", ("virtual:1080x1920:XRGB8888", "--rotate", "90"),
+             ("-pix_fmt", "bgra"), ("bgra", None)),
+        ]  # fmt: skip
+        # fbgfx's start (Python, imports, opening the file and the display), measured
+        # alone, comes off its CPU time: what is left is the frames' work
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+        starts = []
+        for _ in range(args.repeats):
+            before = _child_cpu()
+            subprocess.run(
+                [sys.executable, "-m", "fbgfx", "play", path, "-d", "virtual:1920x1080:XRGB8888", "--duration", "0"],
+                capture_output=True,
+                env=env,
+                check=True,
+            )
+            starts.append(_child_cpu() - before)
+        start_cpu = statistics.median(starts)
+        print(f"fbgfx play's start alone: {start_cpu:.2f} s CPU")
+        for name, (device, *extra), ffargs, (pix_fmt, size) in cases:
+            ours, ours_cpu, theirs, theirs_cpu, pyav, pyav_cpu, drops = [], [], [], [], [], [], 0
+            for _ in range(args.repeats):  # interleaved: all see the same machine load
+                fps, cpu, dropped = fbgfx_run(path, device, *extra)
                 ours.append(fps)
+                ours_cpu.append(cpu - start_cpu)
                 drops += dropped
-                theirs.append(ffmpeg_fps(path, frames, *ffargs))
-            a, b = statistics.median(ours), statistics.median(theirs)
-            ratio = b / a
-            print(f"{name}: fbgfx play {a:.1f} fps, ffmpeg {b:.1f} fps: {ratio:.2f}x FFmpeg's time; drops {drops}")
+                fps, cpu = ffmpeg_run(path, frames, *ffargs)
+                theirs.append(fps)
+                theirs_cpu.append(cpu)
+                fps, cpu = pyav_run(path, frames, pix_fmt, size)
+                pyav.append(fps)
+                pyav_cpu.append(cpu)
+            a, b, c = statistics.median(ours), statistics.median(theirs), statistics.median(pyav)
+            ca, cb = statistics.median(ours_cpu) / frames * 1e3, statistics.median(theirs_cpu) / frames * 1e3
+            cc = statistics.median(pyav_cpu) / frames * 1e3
+            print(
+                f"{name}: fbgfx play {a:.1f} fps, {ca:.1f} ms CPU a frame; ffmpeg {b:.1f} fps, {cb:.1f} ms CPU a frame "
+                f"-> {b / a:.2f}x its time, {ca / cb:.2f}x its CPU; PyAV decode+reformat {c:.1f} fps, {cc:.1f} ms CPU "
+                f"-> {c / a:.2f}x, {ca / cc:.2f}x; drops {drops}"
+            )
 
 
 if __name__ == "__main__":

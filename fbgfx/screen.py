@@ -393,7 +393,7 @@ class Screen:
                 possible); no sound then.
             hwdec: ``"auto"`` (a hardware decoder where there is one) or ``"none"``.
             audio_device: The ALSA device.
-            threads: Decoder threads (default: one per core).
+            threads: Decoder threads (default: one per core and one more).
             background: The colour around a picture that does not fill the box.
 
         Returns:
