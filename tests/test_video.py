@@ -7,6 +7,7 @@ change every second, a 440 Hz tone, a display matrix. Most plays run with ``fps=
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -482,3 +483,16 @@ def test_hwdec_that_decodes_nothing_falls_back(media, monkeypatch):
             assert v.decoder == "h264"
             assert len(list(v)) == 20
     assert [w for w in caught if "mjpeg" in str(w.message)]
+
+
+def test_a_loop_keeps_no_file_open_behind_it(media, open_virtual):
+    """Round after round of a loop, the files played are closed: open descriptors stay level."""
+    fb = open_virtual("64x48:RGB565")
+    counts = []
+    with fb.screen() as screen:
+        played = screen.play(
+            str(media["one"]), loop=True, duration=1.5, fps=0, audio=False,
+            on_frame=lambda s, t: counts.append(len(os.listdir("/proc/self/fd"))),
+        )  # fmt: skip
+    assert played.shown > 30  # three rounds at least
+    assert max(counts[20:]) - min(counts[:10]) <= 4, counts

@@ -274,8 +274,11 @@ class Player:
                             end = current.offset + current.end if self.fps is None else index * period
                             self._wait(base, end, stop, audio_out)
                         break
-                    current = upcoming
-                    upcoming = None
+                    # the file just played is closed now, not at the end: a loop runs for days
+                    finished, current, upcoming = current, upcoming, None
+                    at = feeders.index(finished)
+                    finished.close(owned.pop(at))
+                    del feeders[at]
                     continue
                 frame, t = item
                 video_now = current.video
