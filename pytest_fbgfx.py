@@ -65,7 +65,8 @@ def fbgfx_display(
     yield from testing.fixture(request, tmp_path_factory, monkeypatch)
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    # pluggy passes a hook only the arguments it names: exitstatus is not needed here
     summary = config.stash.get(_SUMMARY, None)
     if summary is not None:  # else no test used a display: nothing to say
         summary(terminalreporter, config)

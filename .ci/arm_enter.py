@@ -116,7 +116,7 @@ def main() -> int:
     if pid == 0:
         try:
             os._exit(_inside(root, arch, command))
-        except BaseException as e:  # report and fail, never fall back to the host
+        except BaseException as e:  # noqa: BLE001 - report and fail, never fall back to the host
             print(f"arm_enter: {e}", file=sys.stderr)
             os._exit(1)
     _, status = os.waitpid(pid, 0)

@@ -404,7 +404,7 @@ def blit_table(repeat: int) -> None:
         s = fbgfx.Surface(1920, 1080, fmt)
         spare = np.empty_like(s.array)
         tb, to, ratio = _compare(
-            lambda r, s=s, spare=spare: np.copyto(spare, s.array), lambda r, s=s, src=source: s.blit(src), repeat
+            lambda _, s=s, spare=spare: np.copyto(spare, s.array), lambda _, s=s, src=source: s.blit(src), repeat
         )
         print(f"{label:<26}{fmt:<10}{tb * 1e3:>10.2f}{to * 1e3:>10.2f}{ratio:>8.2f}")
 

@@ -46,7 +46,7 @@ class BatchDrawing:
             raise ValueError(f"{what}: expected an (n, {cols}) array, got shape {a.shape}")
         return a
 
-    def _colors(self, colors: Any, n: int, fill: Fill) -> np.ndarray | None:
+    def _colors(self, colors: Any, n: int) -> np.ndarray | None:
         """One packed value per item (C reads exactly ``n``), or None to use ``fill``."""
         if colors is None:
             return None
@@ -76,7 +76,7 @@ class BatchDrawing:
 
     def _batch_run(self, fn: Kernel, a: np.ndarray, colors: Any, fill: Fill, *extra: int) -> None:
         n = len(a)
-        cols = self._colors(colors, n, fill)
+        cols = self._colors(colors, n)
         ink = self._ink(_WHITE if fill is None else fill)
         if cols is None and ink.mode != OPAQUE:
             # blended colours are drawn one by one; `a` (C-contiguous, from _batch)
@@ -112,7 +112,7 @@ class BatchDrawing:
     def _smooth_lines(self, a: np.ndarray, colors: Any, fill: Fill, w: float) -> None:
         if w == 0 or not len(a):
             return
-        cols = self._colors(colors, len(a), fill)
+        cols = self._colors(colors, len(a))
         if cols is None:
             self._smooth_run(self._ink(_WHITE if fill is None else fill), _smooth.lines(a, w))
             return

@@ -65,6 +65,7 @@ class TextDrawing:
         Raises:
             ValueError: A non-finite position, a bad anchor or alignment.
         """
+        del embedded_color  # Pillow's; colour glyphs are drawn in fill like any other
         fnt = _text.font_or_default(font, font_size)
         ink = self._ink(_WHITE if fill is None else fill)
         x, y = float(xy[0]), float(xy[1])
@@ -133,6 +134,7 @@ class TextDrawing:
         font_size: float | None = None,
     ) -> tuple[float, float, float, float]:
         """(left, top, right, bottom) of ``text`` drawn at ``xy`` (``ImageDraw.textbbox``)."""
+        del embedded_color  # Pillow's; it changes no size
         fnt = _text.font_or_default(font, font_size)
         options = TextOptions(anchor, spacing, align, direction, features, language, stroke_width)
         return _text.bbox(fnt, xy, text, options)
@@ -154,6 +156,7 @@ class TextDrawing:
         font_size: float | None = None,
     ) -> tuple[float, float, float, float]:
         """Same as :meth:`textbbox`."""
+        del embedded_color  # Pillow's; it changes no size
         return self.textbbox(
             xy, text, font, anchor, spacing, align, direction, features, language, stroke_width, font_size=font_size
         )
@@ -170,5 +173,6 @@ class TextDrawing:
         font_size: float | None = None,
     ) -> float:
         """Advance width of one line of text in pixels (``ImageDraw.textlength``)."""
+        del embedded_color  # Pillow's; it changes no width
         fnt = _text.font_or_default(font, font_size)
         return _text.length(fnt, text, direction, features, language)

@@ -168,7 +168,7 @@ def _glyphs_of(font: Any) -> _FontGlyphs | None:
     if type(font) is ImageFont.FreeTypeFont:
         try:
             font.get_variation_names()
-        except Exception:  # not a variable font (OSError), or no FreeType variation support
+        except (OSError, NotImplementedError):  # not a variable font, or FreeType without variations
             usable = _FontGlyphs(font)
     if len(_fonts) > 64:
         _fonts.clear()

@@ -23,7 +23,7 @@ __all__ = ["PathLike", "VirtualFramebuffer", "open", "resolve"]
 PathLike = Union[str, int, "os.PathLike[str]"]
 
 
-def open(path: PathLike | None = None, *, readonly: bool = False) -> Framebuffer:  # noqa: A001 - mirrors builtins.open
+def open(path: PathLike | None = None, *, readonly: bool = False) -> Framebuffer:  # mirrors builtins.open
     """Open a framebuffer.
 
     Args:

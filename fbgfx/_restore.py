@@ -31,9 +31,10 @@ import atexit
 import os
 import signal
 import threading
-import warnings
 import weakref
 from typing import Any, Callable
+
+from .errors import warn_on_error
 
 __all__ = ["SIGNALS", "critical", "defer", "register", "registered", "restore_all", "unregister"]
 
@@ -115,10 +116,8 @@ def restore_all() -> None:
             owner, callback = ref(), get()
             if owner is None or callback is None:
                 continue  # collected meanwhile (a Framebuffer restores itself as it goes)
-            try:
-                callback()
-            except Exception as e:  # a failing device must not stop the others
-                warnings.warn(f"fbgfx: restoring {owner!r} failed: {e}", RuntimeWarning, stacklevel=2)
+            # a failing device must not stop the others
+            warn_on_error(callback, "restoring %r", owner)
     with _lock:
         if not _entries:
             _uninstall()
@@ -151,7 +150,7 @@ class _Critical(threading.local):
         for fn in todo:
             try:
                 fn()
-            except BaseException as e:  # KeyboardInterrupt from a deferred SIGINT too
+            except BaseException as e:  # noqa: BLE001 - raised below, after the rest ran (SIGINT too)
                 error = error or e
         if error is not None:
             raise error

@@ -156,7 +156,7 @@ class FbdevBackend:
         return False
 
     def dirty(self, rects: Sequence[tuple[int, int, int, int]] | None = None) -> None:
-        return None
+        del rects  # the display scans the mapped memory: nothing to tell
 
     def drm_info(self) -> Any | None:
         return None

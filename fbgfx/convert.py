@@ -205,7 +205,7 @@ def _pillow_pixels(im: Any) -> np.ndarray | None:
         return None  # Pillow 11.2-12.x crash exporting memory borrowed from a buffer
     try:
         schema_capsule, array_capsule = export()
-    except Exception:  # e.g. an image too large for one block: take the copying path
+    except Exception:  # noqa: BLE001 - e.g. an image in several blocks: take the copying path
         return None
     address = _arrow_rgba_buffer(schema_capsule, array_capsule, im.width * im.height)
     if address is None:

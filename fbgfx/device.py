@@ -21,7 +21,7 @@ from PIL import Image
 from . import _restore
 from .backend import Backend, fbdev_only
 from .display_events import DisplayEvent
-from .errors import FramebufferError, ModeError
+from .errors import FramebufferError, ModeError, warn_on_error
 from .modes import Mode, list_modes, resolve_mode_args
 from .pixelformat import PixelFormat, default_palette
 from .screeninfo import (
@@ -149,7 +149,7 @@ class Framebuffer:
         try:
             if not getattr(self, "_closed", True) and getattr(self, "_pid", None) == os.getpid():
                 self.close()
-        except Exception:  # noqa: S110 - nothing to report to during collection (or shutdown)
+        except Exception:  # noqa: BLE001 - nothing to report to during collection (or shutdown)
             pass
 
     def adopt(self, part: Any) -> None:
@@ -168,10 +168,8 @@ class Framebuffer:
     def _close_parts(self) -> None:
         while self._parts:
             part = self._parts.pop()  # newest first
-            try:
-                part.close()
-            except Exception as e:
-                warnings.warn(f"fbgfx: closing {part!r} on {self.path} failed: {e}", RuntimeWarning, stacklevel=3)
+            # one failing part must not keep the others open
+            warn_on_error(part.close, "closing %r on %s", part, self.path, stacklevel=3)
 
     def restore(self) -> None:
         """Put the device back as it was before fbgfx touched it, keeping it open.
@@ -201,7 +199,7 @@ class Framebuffer:
             del saved["cmap"]
         self._mine = {}
         steps: list[tuple[str, Callable[[Any], object]]] = [
-            ("blank", lambda v: self._device.blank(0)),
+            ("blank", lambda _: self._device.blank(0)),
             ("var", self._restore_var),
             ("pan", lambda v: self._device.pan(self._device.get_var().replace(xoffset=v[0], yoffset=v[1]))),
             ("cmap", lambda v: self._device.put_cmap(0, v)),

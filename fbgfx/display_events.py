@@ -9,11 +9,13 @@ Displays that cannot be unplugged (``/dev/fbN``, ``virtual:``) post none.
 
 from __future__ import annotations
 
+import functools
 import threading
-import warnings
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from .errors import warn_on_error
 
 __all__ = ["DisplayEvent", "DisplayEvents"]
 
@@ -59,10 +61,8 @@ class DisplayEvents:
             callbacks = list(self._callbacks)
             self._cond.notify_all()
         for callback in callbacks:
-            try:
-                callback(event)
-            except Exception as e:  # a program's bug must not stop fbgfx watching its monitors
-                warnings.warn(f"fbgfx: a display-change callback raised {e!r}", RuntimeWarning, stacklevel=2)
+            # a program's bug must not stop fbgfx watching its monitors
+            warn_on_error(functools.partial(callback, event), "a display-change callback")
 
     def take(self, timeout: float = 0.0) -> list[DisplayEvent]:
         """The queued events, oldest first, waiting up to ``timeout`` s for the first."""

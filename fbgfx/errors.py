@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import errno as _errno
 import os
+import warnings
+from collections.abc import Callable
 
-__all__ = ["FramebufferError", "ModeError", "TouchError", "UnsupportedFormatError", "VideoError"]
+__all__ = ["FramebufferError", "ModeError", "TouchError", "UnsupportedFormatError", "VideoError", "warn_on_error"]
 
 
 class FramebufferError(OSError):
@@ -71,3 +73,22 @@ class VideoError(ValueError):
     def __init__(self, filename: str, message: str) -> None:
         super().__init__(f"{filename}: {message}")
         self.filename = filename
+
+
+def warn_on_error(call: Callable[[], object], doing: str, *about: object, stacklevel: int = 2) -> None:
+    """Run ``call``; any exception it raises becomes a ``RuntimeWarning`` saying what
+    failed, for the paths where one failure must not stop the rest and nobody is there
+    to catch it (restoring every device at exit, closing a framebuffer's parts, a
+    program's display-change callbacks).
+
+    Args:
+        call: What to run.
+        doing: What ``call`` does, ``%``-formatted with ``about`` only on failure
+            (``"closing %r"``, part).
+        stacklevel: As for :func:`warnings.warn`, counted from the caller.
+    """
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 - reported as a warning, and the rest goes on
+        what = doing % about if about else doing
+        warnings.warn(f"fbgfx: {what} failed: {type(e).__name__}: {e}", RuntimeWarning, stacklevel=stacklevel + 1)

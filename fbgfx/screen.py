@@ -673,7 +673,7 @@ class _InRam(_Back):
 
     def present(self, rgb: np.ndarray) -> None:
         transfer = self.transfer
-        self.strategy.show(None, lambda page, region: transfer.convert(rgb, page))
+        self.strategy.show(None, lambda page, _: transfer.convert(rgb, page))
         self._sync()  # what was drawn is covered by the picture: forget it
         self.current.clear()
         self._presented(rgb)
@@ -777,6 +777,7 @@ class _ClearBack(_InRam):
         self.since_clear.clear()
 
     def _presented(self, rgb: np.ndarray) -> None:
+        del rgb  # the buffer starts blank: only that it lags behind matters
         self.stale = True
         self.since_clear.clear()
 

@@ -612,7 +612,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
                 pass
         self._box_shape(lib.draw_rect_c, lib.draw_rect, 1, xy, fill, outline, width)
 
-    def rounded_rectangle(
+    def rounded_rectangle(  # noqa: C901 - Pillow's rounded_rectangle, step for step
         self,
         xy: Coords,
         radius: float = 0,

@@ -351,7 +351,9 @@ class Display:
         popen.setdefault("env", self.env)
         log = None
         if "stderr" not in popen:
-            log = popen["stderr"] = open(self._test.folder / f"app{len(self._apps)}.stderr", "w+b")  # noqa: SIM115
+            log = popen["stderr"] = open(
+                self._test.folder / f"app{len(self._apps)}.stderr", "w+b"
+            )  # closed with the app
         try:
             app = subprocess.Popen(list(args), **popen)
         except BaseException:

@@ -339,7 +339,7 @@ class _MultiTouch:
     """Contacts in slots (multi-touch protocol B): ``ABS_MT_SLOT`` chooses a slot,
     ``ABS_MT_TRACKING_ID`` >= 0 starts a contact in it and -1 ends it."""
 
-    def __init__(self, info: InputDevice, ids: list[int], xs: list[int], ys: list[int], current: int) -> None:
+    def __init__(self, ids: list[int], xs: list[int], ys: list[int], current: int) -> None:
         self.slots = [_Slot(i, x, y) for i, x, y in zip(ids, xs, ys)]
         self.current = current
 
@@ -482,7 +482,7 @@ class Touchscreen:
                     f"{MAX_SLOTS}",
                     self.path,
                 )
-            return _MultiTouch(info, *self._slot_state(count), info.absinfo[_evdev.ABS_MT_SLOT].value)
+            return _MultiTouch(*self._slot_state(count), info.absinfo[_evdev.ABS_MT_SLOT].value)
         if {_evdev.ABS_X, _evdev.ABS_Y} <= info.absinfo.keys():
             self._axes = (_evdev.ABS_X, _evdev.ABS_Y)
             return _SingleTouch(info, self._held())

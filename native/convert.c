@@ -60,20 +60,33 @@ static inline uint32_t convert_expand(uint32_t v, const convert_format *f, int i
 static inline uint32_t convert_load(const uint8_t *p, int bytes)
 {
     switch (bytes) {
-    case 4: return *(const uint32_t *)p;
-    case 2: return *(const uint16_t *)p;
-    case 3: return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
-    default: return *p;
+    case 4:
+        return *(const uint32_t *)p;
+    case 2:
+        return *(const uint16_t *)p;
+    case 3:
+        return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+    default:
+        return *p;
     }
 }
 
 static inline void convert_store(uint8_t *p, int bytes, uint32_t v)
 {
     switch (bytes) {
-    case 4: *(uint32_t *)p = v; break;
-    case 2: *(uint16_t *)p = (uint16_t)v; break;
-    case 3: p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); break;
-    default: *p = (uint8_t)v;
+    case 4:
+        *(uint32_t *)p = v;
+        break;
+    case 2:
+        *(uint16_t *)p = (uint16_t)v;
+        break;
+    case 3:
+        p[0] = (uint8_t)v;
+        p[1] = (uint8_t)(v >> 8);
+        p[2] = (uint8_t)(v >> 16);
+        break;
+    default:
+        *p = (uint8_t)v;
     }
 }
 
@@ -81,18 +94,18 @@ static inline void convert_store(uint8_t *p, int bytes, uint32_t v)
 
 /* Any direct-colour layout of 8/16/32 bits; the channel count and pixel size are
  * constants after inlining, the shifts are loop invariants (vector shift by scalar). */
-#define CONVERT_PACK_DIRECT(NAME, CH, T)                                                  \
-    CONVERT_ROW void NAME(const uint8_t *restrict s, T *restrict d, ptrdiff_t w, const convert_format *f, \
-                          uint32_t opaque)                                               \
-    {                                                                                     \
-        const int ro = f->off[0], go = f->off[1], bo = f->off[2], ao = f->off[3];       \
-        const int rs = 8 - f->len[0], gs = 8 - f->len[1], bs = 8 - f->len[2];           \
-        const int as = 8 - f->len[3];                                                    \
-        for (size_t x = 0; x < (size_t)w; x++) {                                                     \
-            uint32_t a = CH == 4 ? s[4 * x + 3] | opaque : 255u;                          \
-            d[x] = (T)(((uint32_t)s[CH * x] >> rs) << ro | ((uint32_t)s[CH * x + 1] >> gs) << go | \
-                       ((uint32_t)s[CH * x + 2] >> bs) << bo | (as < 8 ? (a >> as) << ao : 0u)); \
-        }                                                                                 \
+#define CONVERT_PACK_DIRECT(NAME, CH, T)                                                                     \
+    CONVERT_ROW void NAME(const uint8_t *restrict s, T *restrict d, ptrdiff_t w, const convert_format *f,    \
+                          uint32_t opaque)                                                                   \
+    {                                                                                                        \
+        const int ro = f->off[0], go = f->off[1], bo = f->off[2], ao = f->off[3];                            \
+        const int rs = 8 - f->len[0], gs = 8 - f->len[1], bs = 8 - f->len[2];                                \
+        const int as = 8 - f->len[3];                                                                        \
+        for (size_t x = 0; x < (size_t)w; x++) {                                                             \
+            uint32_t a = CH == 4 ? s[4 * x + 3] | opaque : 255u;                                             \
+            d[x] = (T)(((uint32_t)s[CH * x] >> rs) << ro | ((uint32_t)s[CH * x + 1] >> gs) << go |           \
+                       ((uint32_t)s[CH * x + 2] >> bs) << bo | (as < 8 ? (a >> as) << ao : 0u));             \
+        }                                                                                                    \
     }
 
 CONVERT_PACK_DIRECT(convert_pack_rgb_32, 3, uint32_t)
@@ -103,12 +116,12 @@ CONVERT_PACK_DIRECT(convert_pack_rgb_8, 3, uint8_t)
 CONVERT_PACK_DIRECT(convert_pack_rgba_8, 4, uint8_t)
 
 /* The layouts nearly every framebuffer has, with constant shifts. */
-#define CONVERT_PACK_FIXED32(NAME, CH, RO, GO, BO)                                        \
-    CONVERT_ROW void NAME(const uint8_t *restrict s, uint32_t *restrict d, ptrdiff_t w)              \
-    {                                                                                     \
-        for (size_t x = 0; x < (size_t)w; x++)                                                       \
-            d[x] = (uint32_t)s[CH * x] << RO | (uint32_t)s[CH * x + 1] << GO |             \
-                   (uint32_t)s[CH * x + 2] << BO;                                         \
+#define CONVERT_PACK_FIXED32(NAME, CH, RO, GO, BO)                                                           \
+    CONVERT_ROW void NAME(const uint8_t *restrict s, uint32_t *restrict d, ptrdiff_t w)                      \
+    {                                                                                                        \
+        for (size_t x = 0; x < (size_t)w; x++)                                                               \
+            d[x] =                                                                                           \
+                (uint32_t)s[CH * x] << RO | (uint32_t)s[CH * x + 1] << GO | (uint32_t)s[CH * x + 2] << BO;   \
     }
 
 CONVERT_PACK_FIXED32(convert_pack_rgb_xrgb, 3, 16, 8, 0)
@@ -116,13 +129,12 @@ CONVERT_PACK_FIXED32(convert_pack_rgba_xrgb, 4, 16, 8, 0)
 CONVERT_PACK_FIXED32(convert_pack_rgb_xbgr, 3, 0, 8, 16)
 CONVERT_PACK_FIXED32(convert_pack_rgba_xbgr, 4, 0, 8, 16)
 
-#define CONVERT_PACK_FIXED16(NAME, CH, RO, BO)                                            \
-    CONVERT_ROW void NAME(const uint8_t *restrict s, uint16_t *restrict d, ptrdiff_t w)              \
-    {                                                                                     \
-        for (size_t x = 0; x < (size_t)w; x++)                                                       \
-            d[x] = (uint16_t)(((unsigned)s[CH * x] >> 3) << RO |                           \
-                              ((unsigned)s[CH * x + 1] >> 2) << 5 |                       \
-                              ((unsigned)s[CH * x + 2] >> 3) << BO);                      \
+#define CONVERT_PACK_FIXED16(NAME, CH, RO, BO)                                                               \
+    CONVERT_ROW void NAME(const uint8_t *restrict s, uint16_t *restrict d, ptrdiff_t w)                      \
+    {                                                                                                        \
+        for (size_t x = 0; x < (size_t)w; x++)                                                               \
+            d[x] = (uint16_t)(((unsigned)s[CH * x] >> 3) << RO | ((unsigned)s[CH * x + 1] >> 2) << 5 |       \
+                              ((unsigned)s[CH * x + 2] >> 3) << BO);                                         \
     }
 
 CONVERT_PACK_FIXED16(convert_pack_rgb_565, 3, 11, 0)
@@ -131,7 +143,7 @@ CONVERT_PACK_FIXED16(convert_pack_rgb_bgr565, 3, 0, 11)
 CONVERT_PACK_FIXED16(convert_pack_rgba_bgr565, 4, 0, 11)
 
 CONVERT_ROW void convert_pack_24(const uint8_t *restrict s, int ch, uint8_t *restrict d, ptrdiff_t w,
-                            const convert_format *f, uint32_t opaque)
+                                 const convert_format *f, uint32_t opaque)
 {
     const int ro = f->off[0], go = f->off[1], bo = f->off[2], ao = f->off[3];
     const int rs = 8 - f->len[0], gs = 8 - f->len[1], bs = 8 - f->len[2], as = 8 - f->len[3];
@@ -146,20 +158,20 @@ CONVERT_ROW void convert_pack_24(const uint8_t *restrict s, int ch, uint8_t *res
     }
 }
 
-#define CONVERT_PACK_GRAY(NAME, CH)                                                       \
-    CONVERT_ROW void NAME(const uint8_t *restrict s, uint8_t *restrict d, ptrdiff_t w, int shift, int top) \
-    {                                                                                     \
-        for (size_t x = 0; x < (size_t)w; x++) {                                                     \
-            uint32_t v = convert_luma(s[CH * x], s[CH * x + 1], s[CH * x + 2]) >> shift;    \
-            d[x] = (uint8_t)(top ? (uint32_t)top - v : v);                                \
-        }                                                                                 \
+#define CONVERT_PACK_GRAY(NAME, CH)                                                                          \
+    CONVERT_ROW void NAME(const uint8_t *restrict s, uint8_t *restrict d, ptrdiff_t w, int shift, int top)   \
+    {                                                                                                        \
+        for (size_t x = 0; x < (size_t)w; x++) {                                                             \
+            uint32_t v = convert_luma(s[CH * x], s[CH * x + 1], s[CH * x + 2]) >> shift;                     \
+            d[x] = (uint8_t)(top ? (uint32_t)top - v : v);                                                   \
+        }                                                                                                    \
     }
 
 CONVERT_PACK_GRAY(convert_pack_rgb_gray, 3)
 CONVERT_PACK_GRAY(convert_pack_rgba_gray, 4)
 
 CONVERT_ROW void convert_pack_indexed(const uint8_t *restrict s, int ch, uint8_t *restrict d, ptrdiff_t w,
-                                 const uint8_t *restrict lut)
+                                      const uint8_t *restrict lut)
 {
     for (size_t x = 0; x < (size_t)w; x++) {
         const uint8_t *p = s + ch * x;
@@ -169,10 +181,9 @@ CONVERT_ROW void convert_pack_indexed(const uint8_t *restrict s, int ch, uint8_t
 
 static int convert_is(const convert_format *f, int bpp, int ro, int rl, int go, int gl, int bo, int bl)
 {
-    return f->bpp == bpp && f->off[0] == ro && f->len[0] == rl && f->off[1] == go &&
-           f->len[1] == gl && f->off[2] == bo && f->len[2] == bl && f->len[3] == 0;
+    return f->bpp == bpp && f->off[0] == ro && f->len[0] == rl && f->off[1] == go && f->len[1] == gl &&
+           f->off[2] == bo && f->len[2] == bl && f->len[3] == 0;
 }
-
 
 /* ---- x86-64 AVX2 kernels for the layouts every PC framebuffer has -------------------
  * GCC vectorises the plain loops above, but 3-byte pixels cost it many permutes; a few
@@ -227,8 +238,9 @@ __attribute__((target("avx2"))) static inline __m256i convert_x86_load2(const ui
 /* RGB(A) -> 32-bit layouts with 8-bit channels at byte offsets; `bits` is ORed in
  * (the alpha channel a 3-byte source does not have). 8 pixels per step. */
 __attribute__((target("avx2"))) static ptrdiff_t convert_avx2_pack32(const uint8_t *restrict s, int ch,
-                                                               uint32_t *restrict d, ptrdiff_t w, int ro, int go,
-                                                               int bo, int ao, uint32_t bits, int stream)
+                                                                     uint32_t *restrict d, ptrdiff_t w,
+                                                                     int ro, int go, int bo, int ao,
+                                                                     uint32_t bits, int stream)
 {
     const __m256i mask = convert_x86_mask32(ch, ro, go, bo, ao), or = _mm256_set1_epi32((int)bits);
     const int hi = ch == 3 ? 8 : 16;
@@ -248,8 +260,8 @@ __attribute__((target("avx2"))) static ptrdiff_t convert_avx2_pack32(const uint8
  * shuffles gather each pixel as a 16-bit word P = (first << 8 | green) and Q = (last
  * << 8), where first/last are red/blue (blue/red for BGR565); then
  * pixel = (P & 0xF800) | (P & 0xFC) << 3 | Q >> 11. */
-__attribute__((target("avx2"))) static ptrdiff_t convert_avx2_rgb_565(const uint8_t *restrict s, uint16_t *restrict d,
-                                                                ptrdiff_t w, int bgr, int stream)
+__attribute__((target("avx2"))) static ptrdiff_t
+convert_avx2_rgb_565(const uint8_t *restrict s, uint16_t *restrict d, ptrdiff_t w, int bgr, int stream)
 {
     uint8_t mp[2][32], mq[2][32];
     memset(mp, 0x80, sizeof mp);
@@ -264,8 +276,10 @@ __attribute__((target("avx2"))) static ptrdiff_t convert_avx2_rgb_565(const uint
             mq[src][at + 1] = (uint8_t)(from + (bgr ? 0 : 2));
         }
     }
-    const __m256i pa = _mm256_loadu_si256((const __m256i *)mp[0]), pb = _mm256_loadu_si256((const __m256i *)mp[1]);
-    const __m256i qa = _mm256_loadu_si256((const __m256i *)mq[0]), qb = _mm256_loadu_si256((const __m256i *)mq[1]);
+    const __m256i pa = _mm256_loadu_si256((const __m256i *)mp[0]),
+                  pb = _mm256_loadu_si256((const __m256i *)mp[1]);
+    const __m256i qa = _mm256_loadu_si256((const __m256i *)mq[0]),
+                  qb = _mm256_loadu_si256((const __m256i *)mq[1]);
     const __m256i top = _mm256_set1_epi16((short)0xF800), mid = _mm256_set1_epi16(0xFC);
     ptrdiff_t x = 0;
     for (; x + 16 <= w; x += 16) {
@@ -285,8 +299,8 @@ __attribute__((target("avx2"))) static ptrdiff_t convert_avx2_rgb_565(const uint
 
 /* RGBA -> RGB565/BGR565, 16 pixels per step: gather 0x00RRGGBB words, shift the
  * fields into place, pack to 16 bits. */
-__attribute__((target("avx2"))) static ptrdiff_t convert_avx2_rgba_565(const uint8_t *restrict s, uint16_t *restrict d,
-                                                                 ptrdiff_t w, int bgr)
+__attribute__((target("avx2"))) static ptrdiff_t
+convert_avx2_rgba_565(const uint8_t *restrict s, uint16_t *restrict d, ptrdiff_t w, int bgr)
 {
     const __m256i mask = bgr ? convert_x86_mask32(4, 0, 8, 16, -1) : convert_x86_mask32(4, 16, 8, 0, -1);
     const __m256i m_hi = _mm256_set1_epi32(0xF800), m_mid = _mm256_set1_epi32(0x07E0),
@@ -311,8 +325,8 @@ __attribute__((target("avx2"))) static ptrdiff_t convert_avx2_rgba_565(const uin
 /* Source-over blend of 8 RGBA pixels per step onto 32-bit pixels with 8-bit channels
  * at byte offsets ro/go/bo and no alpha, in 16-bit lanes. Same rounding as the plain
  * loop: round((s * a + d * (255 - a)) / 255); alpha 0 keeps the pixel as it was. */
-__attribute__((target("avx2"))) static ptrdiff_t convert_avx2_blend_x8888(const uint8_t *restrict s, uint32_t *restrict d,
-                                                                    ptrdiff_t w, int ro, int go, int bo)
+__attribute__((target("avx2"))) static ptrdiff_t
+convert_avx2_blend_x8888(const uint8_t *restrict s, uint32_t *restrict d, ptrdiff_t w, int ro, int go, int bo)
 {
     uint8_t mc[32], ma[32], keep[32];
     memset(mc, 0x80, sizeof mc);
@@ -325,7 +339,8 @@ __attribute__((target("avx2"))) static ptrdiff_t convert_avx2_blend_x8888(const 
         keep[i + ro / 8] = keep[i + go / 8] = keep[i + bo / 8] = 0xFF;
         ma[i] = ma[i + 1] = ma[i + 2] = ma[i + 3] = (uint8_t)(p + 3);
     }
-    const __m256i to_dst = _mm256_loadu_si256((const __m256i *)mc), alpha = _mm256_loadu_si256((const __m256i *)ma);
+    const __m256i to_dst = _mm256_loadu_si256((const __m256i *)mc),
+                  alpha = _mm256_loadu_si256((const __m256i *)ma);
     const __m256i channels = _mm256_loadu_si256((const __m256i *)keep), zero = _mm256_setzero_si256();
     const __m256i c255 = _mm256_set1_epi16(255), c128 = _mm256_set1_epi16(128);
     ptrdiff_t x = 0;
@@ -338,9 +353,10 @@ __attribute__((target("avx2"))) static ptrdiff_t convert_avx2_blend_x8888(const 
             __m256i c16 = half ? _mm256_unpackhi_epi8(c, zero) : _mm256_unpacklo_epi8(c, zero);
             __m256i d16 = half ? _mm256_unpackhi_epi8(dv, zero) : _mm256_unpacklo_epi8(dv, zero);
             __m256i a16 = half ? _mm256_unpackhi_epi8(a, zero) : _mm256_unpacklo_epi8(a, zero);
-            __m256i t = _mm256_add_epi16(_mm256_add_epi16(_mm256_mullo_epi16(c16, a16),
-                                                          _mm256_mullo_epi16(d16, _mm256_sub_epi16(c255, a16))),
-                                         c128);
+            __m256i t =
+                _mm256_add_epi16(_mm256_add_epi16(_mm256_mullo_epi16(c16, a16),
+                                                  _mm256_mullo_epi16(d16, _mm256_sub_epi16(c255, a16))),
+                                 c128);
             out[half] = _mm256_srli_epi16(_mm256_add_epi16(t, _mm256_srli_epi16(t, 8)), 8);
         }
         __m256i v = _mm256_and_si256(_mm256_packus_epi16(out[0], out[1]), channels);
@@ -353,8 +369,17 @@ __attribute__((target("avx2"))) static ptrdiff_t convert_avx2_blend_x8888(const 
 
 /* Which loop a format takes; decided once per call. */
 enum convert_path {
-    CONVERT_P_GRAY, CONVERT_P_INDEXED, CONVERT_P_XRGB, CONVERT_P_XBGR, CONVERT_P_RGB565, CONVERT_P_BGR565,
-    CONVERT_P_32, CONVERT_P_24, CONVERT_P_16, CONVERT_P_8, CONVERT_P_NONE
+    CONVERT_P_GRAY,
+    CONVERT_P_INDEXED,
+    CONVERT_P_XRGB,
+    CONVERT_P_XBGR,
+    CONVERT_P_RGB565,
+    CONVERT_P_BGR565,
+    CONVERT_P_32,
+    CONVERT_P_24,
+    CONVERT_P_16,
+    CONVERT_P_8,
+    CONVERT_P_NONE
 };
 
 static enum convert_path convert_path_of(const convert_format *f)
@@ -375,11 +400,16 @@ static enum convert_path convert_path_of(const convert_format *f)
     if (convert_is(f, 16, 0, 5, 5, 6, 11, 5))
         return CONVERT_P_BGR565;
     switch (f->bpp) {
-    case 32: return CONVERT_P_32;
-    case 24: return CONVERT_P_24;
-    case 16: return CONVERT_P_16;
-    case 8: return CONVERT_P_8;
-    default: return CONVERT_P_NONE;
+    case 32:
+        return CONVERT_P_32;
+    case 24:
+        return CONVERT_P_24;
+    case 16:
+        return CONVERT_P_16;
+    case 8:
+        return CONVERT_P_8;
+    default:
+        return CONVERT_P_NONE;
     }
 }
 
@@ -403,7 +433,9 @@ CONVERT_ROW void convert_pack_row(const uint8_t *s, int rgba, uint8_t *d, ptrdif
             convert_pack_rgb_gray(s, d, w, shift, top);
         break;
     }
-    case CONVERT_P_INDEXED: convert_pack_indexed(s, rgba ? 4 : 3, d, w, f->lut); break;
+    case CONVERT_P_INDEXED:
+        convert_pack_indexed(s, rgba ? 4 : 3, d, w, f->lut);
+        break;
     case CONVERT_P_XRGB:
         if (rgba)
             convert_pack_rgba_xrgb(s, (uint32_t *)d, w);
@@ -446,16 +478,20 @@ CONVERT_ROW void convert_pack_row(const uint8_t *s, int rgba, uint8_t *d, ptrdif
         else
             convert_pack_rgb_8(s, d, w, f, opaque);
         break;
-    case CONVERT_P_24: convert_pack_24(s, rgba ? 4 : 3, d, w, f, opaque); break;
-    case CONVERT_P_NONE: break;
+    case CONVERT_P_24:
+        convert_pack_24(s, rgba ? 4 : 3, d, w, f, opaque);
+        break;
+    case CONVERT_P_NONE:
+        break;
     }
 }
 
 /* Write pixels of `channels` bytes (3: RGB; 4: RGBA when `alpha`, else RGB plus a
  * padding byte, as Pillow stores RGB images) into native memory; alpha is stored
  * where the format has it. Returns the number of pixels written or -EINVAL. */
-FBGFX_HOT ptrdiff_t convert_pack(const uint8_t *src, ptrdiff_t src_stride, int channels, int alpha, uint8_t *dst,
-                           ptrdiff_t dst_stride, ptrdiff_t width, ptrdiff_t height, const convert_format *f)
+FBGFX_HOT ptrdiff_t convert_pack(const uint8_t *src, ptrdiff_t src_stride, int channels, int alpha,
+                                 uint8_t *dst, ptrdiff_t dst_stride, ptrdiff_t width, ptrdiff_t height,
+                                 const convert_format *f)
 {
     const enum convert_path path = convert_path_of(f);
     if (width < 0 || height < 0 || (channels != 3 && channels != 4) || path == CONVERT_P_NONE)
@@ -481,7 +517,8 @@ FBGFX_HOT ptrdiff_t convert_pack(const uint8_t *src, ptrdiff_t src_stride, int c
         const int st = stream && ((uintptr_t)d & 31) == 0; /* streaming stores need 32-byte alignment */
         streamed |= st;
         if (avx2 && x8888)
-            done = convert_avx2_pack32(s, channels, (uint32_t *)d, width, f->off[0], f->off[1], f->off[2], ao, bits, st);
+            done = convert_avx2_pack32(s, channels, (uint32_t *)d, width, f->off[0], f->off[1], f->off[2], ao,
+                                       bits, st);
         else if (avx2 && (path == CONVERT_P_RGB565 || path == CONVERT_P_BGR565))
             done = rgba ? convert_avx2_rgba_565(s, (uint16_t *)d, width, path == CONVERT_P_BGR565)
                         : convert_avx2_rgb_565(s, (uint16_t *)d, width, path == CONVERT_P_BGR565, st);
@@ -497,18 +534,18 @@ FBGFX_HOT ptrdiff_t convert_pack(const uint8_t *src, ptrdiff_t src_stride, int c
 
 /* ---- native -> RGB(A) ------------------------------------------------------------- */
 
-#define CONVERT_UNPACK_DIRECT(NAME, CH, T)                                                \
-    CONVERT_ROW void NAME(const T *restrict s, uint8_t *restrict d, ptrdiff_t w, const convert_format *f) \
-    {                                                                                     \
-        const convert_format c = *f; /* a local copy: stores to d cannot alias it */      \
-        for (size_t x = 0; x < (size_t)w; x++) {                                                     \
-            uint32_t v = s[x];                                                            \
-            d[CH * x] = (uint8_t)convert_expand(v, &c, 0);                                \
-            d[CH * x + 1] = (uint8_t)convert_expand(v, &c, 1);                            \
-            d[CH * x + 2] = (uint8_t)convert_expand(v, &c, 2);                            \
-            if (CH == 4)                                                                  \
-                d[CH * x + 3] = c.len[3] ? (uint8_t)convert_expand(v, &c, 3) : 255;       \
-        }                                                                                 \
+#define CONVERT_UNPACK_DIRECT(NAME, CH, T)                                                                   \
+    CONVERT_ROW void NAME(const T *restrict s, uint8_t *restrict d, ptrdiff_t w, const convert_format *f)    \
+    {                                                                                                        \
+        const convert_format c = *f; /* a local copy: stores to d cannot alias it */                         \
+        for (size_t x = 0; x < (size_t)w; x++) {                                                             \
+            uint32_t v = s[x];                                                                               \
+            d[CH * x] = (uint8_t)convert_expand(v, &c, 0);                                                   \
+            d[CH * x + 1] = (uint8_t)convert_expand(v, &c, 1);                                               \
+            d[CH * x + 2] = (uint8_t)convert_expand(v, &c, 2);                                               \
+            if (CH == 4)                                                                                     \
+                d[CH * x + 3] = c.len[3] ? (uint8_t)convert_expand(v, &c, 3) : 255;                          \
+        }                                                                                                    \
     }
 
 CONVERT_UNPACK_DIRECT(convert_unpack_32_rgb, 3, uint32_t)
@@ -519,8 +556,9 @@ CONVERT_UNPACK_DIRECT(convert_unpack_8_rgb, 3, uint8_t)
 CONVERT_UNPACK_DIRECT(convert_unpack_8_rgba, 4, uint8_t)
 
 /* Native pixels to RGB (channels 3) or RGBA (channels 4). Returns the pixel count. */
-FBGFX_HOT ptrdiff_t convert_unpack(const uint8_t *src, ptrdiff_t src_stride, uint8_t *dst, ptrdiff_t dst_stride,
-                             int channels, ptrdiff_t width, ptrdiff_t height, const convert_format *f)
+FBGFX_HOT ptrdiff_t convert_unpack(const uint8_t *src, ptrdiff_t src_stride, uint8_t *dst,
+                                   ptrdiff_t dst_stride, int channels, ptrdiff_t width, ptrdiff_t height,
+                                   const convert_format *f)
 {
     if (width < 0 || height < 0 || (channels != 3 && channels != 4) || convert_path_of(f) == CONVERT_P_NONE)
         return -EINVAL;
@@ -617,8 +655,8 @@ static inline uint32_t convert_blend_pixel(uint32_t v, uint32_t r, uint32_t g, u
 
 /* Source-over blend of an RGBA row onto XRGB8888-family pixels (8-bit channels at
  * byte offsets); branch-free so it vectorises. */
-CONVERT_ROW void convert_blend_row_x8888(const uint8_t *restrict s, uint32_t *restrict d, ptrdiff_t w, int ro, int go,
-                                    int bo)
+CONVERT_ROW void convert_blend_row_x8888(const uint8_t *restrict s, uint32_t *restrict d, ptrdiff_t w, int ro,
+                                         int go, int bo)
 {
     for (size_t x = 0; x < (size_t)w; x++) {
         uint32_t v = d[x], a = s[4 * x + 3], ia = 255 - a;
@@ -630,8 +668,8 @@ CONVERT_ROW void convert_blend_row_x8888(const uint8_t *restrict s, uint32_t *re
     }
 }
 
-CONVERT_ROW void convert_blend_row_565(const uint8_t *restrict s, uint16_t *restrict d, ptrdiff_t w, int ro, int bo,
-                                  const convert_format *f)
+CONVERT_ROW void convert_blend_row_565(const uint8_t *restrict s, uint16_t *restrict d, ptrdiff_t w, int ro,
+                                       int bo, const convert_format *f)
 {
     const uint32_t m5 = f->mul[0], a5 = f->add[0], m6 = f->mul[1], a6 = f->add[1];
     for (size_t x = 0; x < (size_t)w; x++) {
@@ -649,8 +687,9 @@ CONVERT_ROW void convert_blend_row_565(const uint8_t *restrict s, uint16_t *rest
 
 /* Source-over blend of RGBA pixels onto native ones: alpha 0 leaves a pixel as it
  * was, 255 writes the packed colour. Returns the pixel count or -EINVAL. */
-FBGFX_HOT ptrdiff_t convert_blend(const uint8_t *src, ptrdiff_t src_stride, uint8_t *dst, ptrdiff_t dst_stride,
-                            ptrdiff_t width, ptrdiff_t height, const convert_format *f)
+FBGFX_HOT ptrdiff_t convert_blend(const uint8_t *src, ptrdiff_t src_stride, uint8_t *dst,
+                                  ptrdiff_t dst_stride, ptrdiff_t width, ptrdiff_t height,
+                                  const convert_format *f)
 {
     if (width < 0 || height < 0 || convert_path_of(f) == CONVERT_P_NONE)
         return -EINVAL;
@@ -689,8 +728,8 @@ FBGFX_HOT ptrdiff_t convert_blend(const uint8_t *src, ptrdiff_t src_stride, uint
 }
 
 /* Coverage rows for the common layouts: branch-free so they vectorise. */
-CONVERT_ROW void convert_mask_row_x8888(const uint8_t *restrict m, uint32_t *restrict d, ptrdiff_t w, int ro, int go,
-                                        int bo, uint32_t r, uint32_t g, uint32_t b, uint32_t a)
+CONVERT_ROW void convert_mask_row_x8888(const uint8_t *restrict m, uint32_t *restrict d, ptrdiff_t w, int ro,
+                                        int go, int bo, uint32_t r, uint32_t g, uint32_t b, uint32_t a)
 {
     for (size_t x = 0; x < (size_t)w; x++) {
         uint32_t v = d[x], k = convert_div255(m[x] * a), ik = 255 - k;
@@ -701,8 +740,9 @@ CONVERT_ROW void convert_mask_row_x8888(const uint8_t *restrict m, uint32_t *res
     }
 }
 
-CONVERT_ROW void convert_mask_row_565(const uint8_t *restrict m, uint16_t *restrict d, ptrdiff_t w, int ro, int bo,
-                                      uint32_t r, uint32_t g, uint32_t b, uint32_t a, const convert_format *f)
+CONVERT_ROW void convert_mask_row_565(const uint8_t *restrict m, uint16_t *restrict d, ptrdiff_t w, int ro,
+                                      int bo, uint32_t r, uint32_t g, uint32_t b, uint32_t a,
+                                      const convert_format *f)
 {
     const uint32_t m5 = f->mul[0], a5 = f->add[0], m6 = f->mul[1], a6 = f->add[1];
     for (size_t x = 0; x < (size_t)w; x++) {
@@ -710,7 +750,8 @@ CONVERT_ROW void convert_mask_row_565(const uint8_t *restrict m, uint16_t *restr
         uint32_t dr = (((v >> ro) & 31) * m5 + a5) >> 16;
         uint32_t dg = (((v >> 5) & 63) * m6 + a6) >> 16;
         uint32_t db = (((v >> bo) & 31) * m5 + a5) >> 16;
-        uint32_t o = (convert_div255(r * k + dr * ik) >> 3) << ro | (convert_div255(g * k + dg * ik) >> 2) << 5 |
+        uint32_t o = (convert_div255(r * k + dr * ik) >> 3) << ro |
+                     (convert_div255(g * k + dg * ik) >> 2) << 5 |
                      (convert_div255(b * k + db * ik) >> 3) << bo;
         d[x] = (uint16_t)(k ? o : v);
     }
@@ -719,9 +760,9 @@ CONVERT_ROW void convert_mask_row_565(const uint8_t *restrict m, uint16_t *restr
 /* Blend colour (r, g, b, a) through a coverage mask (0..255) onto native pixels:
  * weight = mask * a / 255. Where the weight is 255 the pixel becomes `exact` (the
  * packed colour, which for palette formats is the exactly nearest entry). */
-FBGFX_HOT ptrdiff_t convert_blend_mask(const uint8_t *mask, ptrdiff_t mask_stride, uint8_t *dst, ptrdiff_t dst_stride,
-                                 ptrdiff_t width, ptrdiff_t height, int r, int g, int b, int a, uint32_t exact,
-                                 const convert_format *f)
+FBGFX_HOT ptrdiff_t convert_blend_mask(const uint8_t *mask, ptrdiff_t mask_stride, uint8_t *dst,
+                                       ptrdiff_t dst_stride, ptrdiff_t width, ptrdiff_t height, int r, int g,
+                                       int b, int a, uint32_t exact, const convert_format *f)
 {
     if (width < 0 || height < 0 || (unsigned)r > 255 || (unsigned)g > 255 || (unsigned)b > 255 ||
         (unsigned)a > 255 || convert_path_of(f) == CONVERT_P_NONE)
@@ -744,7 +785,8 @@ FBGFX_HOT ptrdiff_t convert_blend_mask(const uint8_t *mask, ptrdiff_t mask_strid
             uint32_t k = convert_div255((uint32_t)m[x] * (uint32_t)a);
             if (k == 0)
                 continue;
-            uint32_t v = k == 255 ? exact : convert_blend_pixel(convert_load(d + bytes * x, bytes), r, g, b, k, f);
+            uint32_t v =
+                k == 255 ? exact : convert_blend_pixel(convert_load(d + bytes * x, bytes), r, g, b, k, f);
             convert_store(d + bytes * x, bytes, v);
         }
     }
@@ -754,7 +796,8 @@ FBGFX_HOT ptrdiff_t convert_blend_mask(const uint8_t *mask, ptrdiff_t mask_strid
 /* ---- fill ------------------------------------------------------------------------- */
 
 /* Fill width x height pixels of `bytes` bytes each with `value` (little-endian). */
-FBGFX_HOT ptrdiff_t convert_fill(uint8_t *dst, ptrdiff_t dst_stride, ptrdiff_t width, ptrdiff_t height, int bytes, uint32_t value)
+FBGFX_HOT ptrdiff_t convert_fill(uint8_t *dst, ptrdiff_t dst_stride, ptrdiff_t width, ptrdiff_t height,
+                                 int bytes, uint32_t value)
 {
     if (width < 0 || height < 0 || bytes < 1 || bytes > 4)
         return -EINVAL;

@@ -142,6 +142,7 @@ def _fail(error: BaseException) -> int:
 def _show_warning(
     message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None, line: Any = None
 ) -> None:
+    del category, filename, lineno, file, line  # warnings.showwarning's; one line says it all
     print(f"fbgfx: warning: {' '.join(str(message).split())}", file=sys.stderr, flush=True)
 
 

@@ -581,7 +581,7 @@ class Prefetch(Generic[T]):
                 if not self._put(("item", item)):
                     return
             self._put(("end", None))
-        except BaseException as e:  # handed to the consumer, raised there
+        except BaseException as e:  # noqa: BLE001 - handed to the consumer, raised there
             self._put(("error", e))
 
     def _put(self, message: tuple[str, Any]) -> bool:

@@ -27,6 +27,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     degrees clockwise: the picture is turned back, so the file holds it as it was
     drawn, and ``--region`` is in its coordinates.
     """
+    del context  # every command is run with one; this one shows no notes
     image_format(args.output)  # before the device is opened: a typo changes nothing
     rotate = resolve_rotate(args.rotate)
     target = drm_target(args)

@@ -36,6 +36,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, context: Context) -> int:
     """Serve until Ctrl-C; prints the page's URL (with the token) once it listens."""
+    del context  # every command is run with one; this one shows no notes
     # Imported here: the other commands start without loading asyncio and the server.
     from ..serve import ScanoutSource, Server, check_options
 

@@ -69,6 +69,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, context: Context) -> int:
     """List, print or calibrate, as the options say; returns the exit status."""
+    del context  # every command is run with one; this one shows no notes
     if args.count is not None and args.count < 1:
         raise ValueError(f"--count must be 1 or more, not {args.count}")
     if args.list:

@@ -620,9 +620,11 @@ class DrmDevice:
             self._dirty_ok = False  # the driver scans out the buffer: nothing to tell
 
     def get_cmap(self, start: int, length: int) -> np.ndarray:
+        del start, length  # the Backend's; a drm: display has no colour map
         raise fbdev_only("a colour map (palette)", self.path)
 
     def put_cmap(self, start: int, entries: np.ndarray) -> None:
+        del start, entries  # the Backend's; a drm: display has no colour map
         raise fbdev_only("a colour map (palette)", self.path)
 
     def blank(self, level: int) -> bool:
@@ -659,7 +661,7 @@ class DrmDevice:
 
     def unmap(self, memory: Any) -> None:
         """Nothing to do: closing the display detaches its buffers' mapping."""
-        return None
+        del memory
 
     def check(self) -> None:
         """Nothing to check: the buffers are this process's while it is open."""

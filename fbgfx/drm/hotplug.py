@@ -17,11 +17,13 @@ lock while it waits, and takes a display's card lock only to re-probe it.
 
 from __future__ import annotations
 
+import functools
 import os
 import select
 import threading
-import warnings
 from typing import TYPE_CHECKING, Protocol
+
+from ..errors import warn_on_error
 
 if TYPE_CHECKING:
     import socket
@@ -86,10 +88,8 @@ def rescan(probe: bool = True) -> None:
     with _lock:
         displays = list(_watched)
     for display in displays:
-        try:
-            display.reprobe(probe)
-        except Exception as e:  # one display's trouble must not stop the others' watching
-            warnings.warn(f"fbgfx: re-probing a display failed: {e!r}", RuntimeWarning, stacklevel=2)
+        # one display's trouble must not stop the others' watching
+        warn_on_error(functools.partial(display.reprobe, probe), "re-probing a display")
 
 
 def _after_fork_in_child() -> None:

@@ -158,7 +158,7 @@ class Server:
         def target() -> None:
             try:
                 asyncio.run(self._main(web, lambda: ready.set()))
-            except BaseException as e:  # handed to start(), or kept for stop()
+            except BaseException as e:  # noqa: BLE001 - handed to start(), or kept for stop()
                 self._error = e
             finally:
                 ready.set()

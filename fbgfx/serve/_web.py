@@ -245,6 +245,7 @@ async def run(config: Config, stream: Stream, started: Callable[[int], None], st
     hub = _Hub(config, stream)
 
     def process_request(connection: ServerConnection, request: Request) -> Response | None:
+        del connection  # websockets' hook signature; the request says it all
         route = urlsplit(request.path).path
         websocket = route == "/ws"
         refused = check(config, request.path, request.headers, websocket)

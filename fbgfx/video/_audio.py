@@ -98,7 +98,7 @@ class AudioOut:
         self.rate = int(rate)
         pcm = ffi.new("snd_pcm_t **")
         # ALSA prints its own lines on stderr for a missing card; the one warning is ours.
-        quiet = ffi.callback("void(const char *, int, const char *, int, const char *)", lambda *a: None)
+        quiet = ffi.callback("void(const char *, int, const char *, int, const char *)", lambda *_: None)
         lib.snd_lib_error_set_handler(ffi.cast("void *", quiet))
         try:
             err = lib.snd_pcm_open(pcm, device.encode(), _SND_PCM_STREAM_PLAYBACK, 0)

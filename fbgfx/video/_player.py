@@ -118,7 +118,7 @@ class _Feeder:
                 )
             self.done.set()
             self._put(_END)
-        except BaseException as e:  # raised in the player's thread
+        except BaseException as e:  # noqa: BLE001 - handed to the player's thread, raised there
             self.done.set()
             self._put(e)
 
@@ -223,7 +223,7 @@ class Player:
         path = os.fspath(item)
         return lambda: Video(path, hwdec=self.hwdec, threads=self.threads)
 
-    def run(self, progress: Callable[[bool], None] | None = None) -> Played:
+    def run(self, progress: Callable[[bool], None] | None = None) -> Played:  # noqa: C901 - one timeline, read top down
         """Play until the last file ends (never, with ``loop``), or ``duration``.
 
         Args:

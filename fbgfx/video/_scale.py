@@ -16,6 +16,7 @@ and line sizes, no copies. PyAV's own ``reformat`` allocates a new frame per cal
 
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 from typing import Any
@@ -94,7 +95,7 @@ class _Swscale:
     """libswscale and libavutil as PyAV loaded them."""
 
     def __init__(self) -> None:
-        import av.video.reformatter  # noqa: F401  (loads libswscale into the process)
+        importlib.import_module("av.video.reformatter")  # loads libswscale into the process
         import cffi
 
         self.ffi = cffi.FFI()

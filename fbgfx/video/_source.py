@@ -105,7 +105,7 @@ def hardware_present() -> bool:
     return bool(glob.glob("/dev/video*"))
 
 
-def open(path: str, *, hwdec: str = "auto", threads: int | None = None) -> Video:  # noqa: A001
+def open(path: str, *, hwdec: str = "auto", threads: int | None = None) -> Video:  # mirrors builtins.open
     """Open a video file (any container and codec FFmpeg reads).
 
     Args:
@@ -339,7 +339,7 @@ class Video:
             return None
         first = None
         for frame in frames:
-            t = self._time(frame, packet, video)
+            t = self._time(frame, video)
             if t is None:
                 continue
             item = ("video" if video else "audio", frame, t)
@@ -348,7 +348,7 @@ class Video:
                 first = item
         return first
 
-    def _time(self, frame: Any, packet: Any, video: bool) -> float | None:
+    def _time(self, frame: Any, video: bool) -> float | None:
         """Seconds from the first video frame (None: an audio frame before it has a time)."""
         pts = frame.pts
         if video:

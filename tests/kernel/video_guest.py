@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import numpy as np  # noqa: E402
-from _host_link import HostLink  # noqa: E402
-from PIL import Image  # noqa: E402
+import numpy as np
+from _host_link import HostLink
+from PIL import Image
 
-import fbgfx  # noqa: E402
+import fbgfx
 
 # Where the quadrants' centres land on a 1280x800 screen for a 320x240 video, fitted:
 # 1067x800 in the middle (x 106..1173).
