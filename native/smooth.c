@@ -167,7 +167,30 @@ typedef struct {
     uint32_t r, g, b, a, exact;
     int ro, go, bo;
     const convert_format *f;
+    /* SMOOTH_X8888: the colour's bytes spread one to a 16-bit lane (smooth_spread),
+     * and the bytes that hold a channel */
+    uint64_t spread;
+    uint32_t keep;
 } smooth_ink;
+
+/* A 32-bit pixel's bytes 0, 2, 1, 3 in the 16-bit lanes of a 64-bit word, so that all
+ * four blend with one multiply each (no lane can carry: 255 * 255 < 65536). */
+static inline uint64_t smooth_spread(uint32_t v)
+{
+    return (v & 0x00ff00ffu) | (uint64_t)(v & 0xff00ff00u) << 24;
+}
+
+/* An X8888 pixel v blended with the ink at weight c (1..254): per channel
+ * div255(colour * c + v * (255 - c)), convert_div255 in every lane at once, so the
+ * same bytes as the three-channel formula; the padding byte becomes 0 as there. */
+static inline __attribute__((always_inline)) uint32_t smooth_blend_word(uint64_t spread, uint32_t keep,
+                                                                        uint32_t v, uint32_t c)
+{
+    const uint64_t lanes = 0x00ff00ff00ff00ffull;
+    uint64_t x = smooth_spread(v) * (255 - c) + spread * c + 0x0080008000800080ull;
+    x = ((x + ((x >> 8) & lanes)) >> 8) & lanes;
+    return ((uint32_t)x | (uint32_t)(x >> 24)) & keep;
+}
 
 typedef struct {
     smooth_ink ink;
@@ -221,10 +244,7 @@ static inline __attribute__((always_inline)) void smooth_pixel(const smooth_ink 
         return;
     const uint32_t ic = 255 - c;
     if (k.kind == SMOOTH_X8888) {
-        uint32_t v = *(uint32_t *)d;
-        *(uint32_t *)d = convert_div255(k.r * c + ((v >> k.ro) & 255) * ic) << k.ro |
-                         convert_div255(k.g * c + ((v >> k.go) & 255) * ic) << k.go |
-                         convert_div255(k.b * c + ((v >> k.bo) & 255) * ic) << k.bo;
+        *(uint32_t *)d = smooth_blend_word(k.spread, k.keep, *(uint32_t *)d, c);
     } else if (k.kind == SMOOTH_565) {
         const convert_format *f = k.f;
         uint32_t v = *(uint16_t *)d;
@@ -290,7 +310,9 @@ static inline __attribute__((always_inline)) uint32_t smooth_alpha(int evenodd, 
 {
     float c = fabsf(v);
     if (!evenodd)
-        return (uint32_t)(fminf(c, 1.0f) * 255.0f + 0.5f); /* branch-free: minss */
+        /* not fminf: without -ffinite-math-only that is a libm call, which spills the
+         * sweep's registers every cell; this compiles to minss (1 for NaN, as fminf) */
+        return (uint32_t)((c < 1.0f ? c : 1.0f) * 255.0f + 0.5f);
     if (c > 1.0f) {
         c -= 2.0f * floorf(c * 0.5f);
         if (c > 1.0f)
@@ -683,6 +705,7 @@ static int smooth_paint_init(smooth_paint *p, const draw_target *t, const conver
     k->r = (uint32_t)r, k->g = (uint32_t)g, k->b = (uint32_t)b, k->a = (uint32_t)a;
     k->exact = exact;
     k->ro = k->go = k->bo = 0;
+    k->spread = 0, k->keep = 0;
     k->bpp = t->bpp;
     if (mask) {
         k->kind = SMOOTH_MASK;
@@ -694,6 +717,8 @@ static int smooth_paint_init(smooth_paint *p, const draw_target *t, const conver
     if (convert_is_x8888(f) && f->len[3] == 0) {
         k->kind = SMOOTH_X8888;
         k->ro = f->off[0], k->go = f->off[1], k->bo = f->off[2];
+        k->spread = smooth_spread(k->r << k->ro | k->g << k->go | k->b << k->bo);
+        k->keep = 0xffu << k->ro | 0xffu << k->go | 0xffu << k->bo;
     } else if (convert_path_of(f) == CONVERT_P_RGB565 || convert_path_of(f) == CONVERT_P_BGR565) {
         k->kind = SMOOTH_565;
         k->ro = f->off[0], k->bo = f->off[2];
