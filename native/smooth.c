@@ -294,7 +294,15 @@ FBGFX_HOT static void smooth_run(const smooth_ink *k, const uint8_t *alphas, uin
         memcpy(d, alphas, (size_t)n);
         break;
     case SMOOTH_X8888:
-        convert_mask_row_x8888(alphas, (uint32_t *)d, n, k->ro, k->go, k->bo, k->r, k->g, k->b, k->a);
+        if (n >= 16) { /* long enough for the vector loop */
+            convert_mask_row_x8888(alphas, (uint32_t *)d, n, k->ro, k->go, k->bo, k->r, k->g, k->b, k->a);
+            break;
+        }
+        for (int i = 0; i < n; i++) { /* the same bytes, in lanes (a weight of 0 keeps the pixel) */
+            uint32_t c = convert_div255(alphas[i] * k->a);
+            if (c)
+                ((uint32_t *)d)[i] = smooth_blend_word(k->spread, k->keep, ((uint32_t *)d)[i], c);
+        }
         break;
     case SMOOTH_565:
         convert_mask_row_565(alphas, (uint16_t *)d, n, k->ro, k->bo, k->r, k->g, k->b, k->a, k->f);
