@@ -582,10 +582,17 @@ static inline void smooth_row_edge(float *cover, float *area, int cx0, int cx1, 
  * ellipse's rows): its left side runs between the exact points where it crosses the
  * rows' top and bottom (split at the ellipse's middle, and into pieces of equal angle
  * where a chord would stray more than the tolerance from the curve), the right side
- * mirrors it; `rev` reverses both (an inner ellipse cut out of an outer one). */
+ * mirrors it; `rev` reverses both (an inner ellipse cut out of an outer one). `memo`
+ * holds the last cut's y, u and half-width (and asin(u), or NaN): a row starts where
+ * the one above ended, and the same inputs give the same values without the square root. */
+typedef struct {
+    double y, u, w, t;
+} smooth_ellipse_memo;
+
 static inline __attribute__((always_inline)) void
 smooth_ellipse_rows(float *cover, float *area, int cx0, int cx1, double cx, double cy, double rx, double ry,
-                    double ylo, double yhi, int rev, int *llo, int *lhi, int *rlo, int *rhi)
+                    double ylo, double yhi, int rev, int *llo, int *lhi, int *rlo, int *rhi,
+                    smooth_ellipse_memo *memo)
 {
     /* a chord of length L strays about L^2 k / 8 from a curve of curvature k */
     const double kmax = rx / (ry * ry) > ry / (rx * rx) ? rx / (ry * ry) : ry / (rx * rx);
@@ -598,10 +605,17 @@ smooth_ellipse_rows(float *cover, float *area, int cx0, int cx1, double cx, doub
         cuts[1] = yhi, nc = 2;
     for (int c = 0; c + 1 < nc; c++) {
         double ya = cuts[c], yb = cuts[c + 1];
-        double ua = (ya - cy) / ry, ub = (yb - cy) / ry;
-        ua = ua < -1 ? -1 : ua > 1 ? 1 : ua;
+        double ua, wa, ta_memo = NAN;
+        if (ya == memo->y) {
+            ua = memo->u, wa = memo->w, ta_memo = memo->t;
+        } else {
+            ua = (ya - cy) / ry;
+            ua = ua < -1 ? -1 : ua > 1 ? 1 : ua;
+            wa = rx * sqrt(1 - ua * ua);
+        }
+        double ub = (yb - cy) / ry;
         ub = ub < -1 ? -1 : ub > 1 ? 1 : ub;
-        double wa = rx * sqrt(1 - ua * ua), wb = rx * sqrt(1 - ub * ub);
+        double wb = rx * sqrt(1 - ub * ub);
         double len2 = ((wb - wa) * (wb - wa) + (yb - ya) * (yb - ya)) * (per_len * per_len);
         /* one piece when short enough (no square root); NaN or infinite for a degenerate
          * ellipse: one piece too */
@@ -609,7 +623,9 @@ smooth_ellipse_rows(float *cover, float *area, int cx0, int cx1, double cx, doub
         int k = steps >= 2 && steps <= SMOOTH_MAX_STEPS ? (int)steps
                 : steps > SMOOTH_MAX_STEPS              ? SMOOTH_MAX_STEPS
                                                         : 1;
-        double ta = k > 1 ? asin(ua) : 0, tb = k > 1 ? asin(ub) : 0, px = wa, py = ya;
+        double ta = k > 1 ? (isnan(ta_memo) ? asin(ua) : ta_memo) : 0, tb = k > 1 ? asin(ub) : 0;
+        double px = wa, py = ya;
+        memo->y = yb, memo->u = ub, memo->w = wb, memo->t = k > 1 ? tb : NAN;
         for (int j = 1; j <= k; j++) {
             double qx = wb, qy = yb;
             if (j < k) {
@@ -657,6 +673,7 @@ FBGFX_HOT static int smooth_fill_ellipse(smooth_paint *p, double cx, double cy, 
         smooth_zero_cells(cover, area, cx0, cx1, cx - rx < cx0 ? cx0 : cx - rx,
                           cx + rx > cx1 ? cx1 : cx + rx);
     const smooth_ink ink = p->ink;
+    smooth_ellipse_memo outer = {NAN, 0, 0, NAN}, hole = {NAN, 0, 0, NAN};
     for (int y = r0; y < r1; y++) {
         int32_t ranges[8];
         ptrdiff_t nranges = 0;
@@ -664,12 +681,12 @@ FBGFX_HOT static int smooth_fill_ellipse(smooth_paint *p, double cx, double cy, 
             hi[4] = {INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN};
         double ylo = y > top ? y : top, yhi = y + 1 < bottom ? y + 1 : bottom;
         smooth_ellipse_rows(cover, area, cx0, cx1, cx, cy, rx, ry, ylo, yhi, 0, &lo[0], &hi[0], &lo[1],
-                            &hi[1]);
+                            &hi[1], &outer);
         if (inner) {
             double a = cy - iy > ylo ? cy - iy : ylo, b = cy + iy < yhi ? cy + iy : yhi;
             if (a < b)
                 smooth_ellipse_rows(cover, area, cx0, cx1, cx, cy, ix, iy, a, b, 1, &lo[2], &hi[2], &lo[3],
-                                    &hi[3]);
+                                    &hi[3], &hole);
         }
         for (int i = 0; i < 4; i++)
             if (lo[i] <= hi[i])
