@@ -259,8 +259,10 @@ static inline __attribute__((always_inline)) void smooth_pixel(const smooth_ink 
     }
 }
 
-/* n pixels from d on, at coverage alpha (1..255). */
-static void smooth_span(const smooth_ink *k, uint8_t *d, int n, uint32_t alpha)
+/* n pixels from d on, at coverage alpha (1..255). Inlined into the sweep (and so into
+ * its AVX2 clones): a filled shape's inside is one such span a row. */
+static inline __attribute__((always_inline)) void smooth_span(const smooth_ink *k, uint8_t *d, int n,
+                                                              uint32_t alpha)
 {
     if (k->kind == SMOOTH_MASK) {
         memset(d, (int)alpha, (size_t)n);
@@ -270,7 +272,13 @@ static void smooth_span(const smooth_ink *k, uint8_t *d, int n, uint32_t alpha)
     if (c == 0)
         return;
     if (c == 255) {
-        draw_fill_rows(d, 0, n, 1, k->bpp, k->exact);
+        if (k->kind == SMOOTH_X8888) {
+            uint32_t *restrict q = (uint32_t *)d;
+            for (int i = 0; i < n; i++)
+                q[i] = k->exact;
+        } else {
+            draw_fill_rows(d, 0, n, 1, k->bpp, k->exact);
+        }
         return;
     }
     switch (k->kind) {
