@@ -14,11 +14,25 @@ from abc import ABC, abstractmethod
 
 from . import _evdev
 from .errors import TouchError
-from .touch import InputDevice
+from .touch import AbsInfo, InputDevice
 
-__all__ = ["Finger"]
+__all__ = ["Finger", "touchscreen_device"]
 
 Event = tuple[int, int, int]
+
+
+def touchscreen_device(path: str, name: str, size: tuple[int, int]) -> InputDevice:
+    """What a touchscreen fbgfx makes for a ``(width, height)`` panel is: a direct
+    single-touch device whose ``ABS_X``/``ABS_Y`` span the panel's pixels."""
+    w, h = size
+    return InputDevice(
+        path=path,
+        name=name,
+        properties=frozenset({_evdev.INPUT_PROP_DIRECT}),
+        axes=frozenset({_evdev.ABS_X, _evdev.ABS_Y}),
+        keys=frozenset({_evdev.BTN_TOUCH}),
+        absinfo={_evdev.ABS_X: AbsInfo(0, 0, w - 1), _evdev.ABS_Y: AbsInfo(0, 0, h - 1)},
+    )
 
 
 class Finger(ABC):

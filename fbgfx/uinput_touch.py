@@ -27,10 +27,10 @@ import time
 from typing import Any
 
 from . import _evdev
+from ._closing import ClosesOnExit
 from ._ffi import ffi, lib
-from ._finger import Finger
+from ._finger import Finger, touchscreen_device
 from .errors import TouchError
-from .touch import AbsInfo, InputDevice
 from .virtual_touch import VirtualTouch, display_file
 
 __all__ = ["NAME", "UINPUT", "UinputTouch", "finger_for"]
@@ -43,7 +43,7 @@ NAME = "fbgfx uinput touchscreen"
 _NODE_TIMEOUT = 5.0
 
 
-class UinputTouch(Finger):
+class UinputTouch(Finger, ClosesOnExit):
     """A finger on a touchscreen made through ``/dev/uinput`` for a display's panel.
 
     Args:
@@ -76,14 +76,7 @@ class UinputTouch(Finger):
         except BaseException:
             self.close()
             raise
-        self.device = InputDevice(
-            path=node,
-            name=name,
-            properties=frozenset({_evdev.INPUT_PROP_DIRECT}),
-            axes=frozenset({_evdev.ABS_X, _evdev.ABS_Y}),
-            keys=frozenset({_evdev.BTN_TOUCH}),
-            absinfo={_evdev.ABS_X: AbsInfo(0, 0, w - 1), _evdev.ABS_Y: AbsInfo(0, 0, h - 1)},
-        )
+        self.device = touchscreen_device(node, name, (w, h))
         self._size = (w, h)
         self.down = False
 
@@ -119,12 +112,6 @@ class UinputTouch(Finger):
         if fd >= 0:
             lib.fbgfx_uinput_destroy(fd)
             os.close(fd)
-
-    def __enter__(self) -> UinputTouch:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         where = getattr(self, "device", None)

@@ -42,11 +42,11 @@ import tempfile
 from collections.abc import Sequence
 from typing import Any
 
-from . import _evdev
-from ._finger import Finger
+from ._closing import ClosesOnExit
+from ._finger import Finger, touchscreen_device
 from ._open import resolve
 from .errors import TouchError
-from .touch import AbsInfo, InputDevice, Touchscreen
+from .touch import InputDevice, Touchscreen
 from .virtual import STATE_SUFFIX, VirtualDevice, parse_spec
 
 __all__ = ["NAME", "SUFFIX", "VirtualTouch", "display_file", "open_reader"]
@@ -102,18 +102,6 @@ def _display_size(file: str) -> tuple[int, int]:
 
 
 # -- the touchscreen folder ----------------------------------------------------------------------
-
-
-def _device_info(folder: str, size: tuple[int, int]) -> InputDevice:
-    w, h = size
-    return InputDevice(
-        path=folder,
-        name=NAME,
-        properties=frozenset({_evdev.INPUT_PROP_DIRECT}),
-        axes=frozenset({_evdev.ABS_X, _evdev.ABS_Y}),
-        keys=frozenset({_evdev.BTN_TOUCH}),
-        absinfo={_evdev.ABS_X: AbsInfo(0, 0, w - 1), _evdev.ABS_Y: AbsInfo(0, 0, h - 1)},
-    )
 
 
 def _touch_folder(file: str, size: tuple[int, int] | None) -> tuple[str, InputDevice]:
@@ -180,7 +168,7 @@ def _read_folder(folder: str) -> InputDevice | None:
             f"is not a usable virtual touchscreen (its {_DEVICE_FILE} is missing or unreadable); delete the folder",
             folder,
         ) from None
-    return _device_info(folder, (w, h))
+    return touchscreen_device(folder, NAME, (w, h))
 
 
 # -- reading -------------------------------------------------------------------------------
@@ -250,7 +238,7 @@ def open_reader(file: str, screen: Any = None, calibration: str | Sequence[float
 # -- touching ---------------------------------------------------------------------------------
 
 
-class VirtualTouch(Finger):
+class VirtualTouch(Finger, ClosesOnExit):
     """A finger on a virtual display's touchscreen: what a test or a bridge injects.
 
     Coordinates are panel pixels (the framebuffer's, unrotated): where the finger
@@ -323,12 +311,6 @@ class VirtualTouch(Finger):
         device, self._device, self._fb = self._device, None, None
         if device is not None:
             device.close()
-
-    def __enter__(self) -> VirtualTouch:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"<VirtualTouch {self.folder}>"
