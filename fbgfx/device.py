@@ -19,6 +19,7 @@ import numpy as np
 from PIL import Image
 
 from . import _restore
+from ._closing import ClosesOnExit
 from .backend import Backend, fbdev_only
 from .display_events import DisplayEvent
 from .errors import FramebufferError, ModeError, warn_on_error
@@ -64,7 +65,7 @@ def _critical(method: _F) -> _F:
 _UNSUPPORTED = (errno.ENOTTY, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
 
 
-class Framebuffer:
+class Framebuffer(ClosesOnExit):
     """An open framebuffer device.
 
     Use :func:`fbgfx.open` to get one. Everything fbgfx changes on the device (mode,
@@ -103,12 +104,6 @@ class Framebuffer:
             raise
 
     # -- context management -------------------------------------------------------------
-
-    def __enter__(self) -> Framebuffer:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"{self.width}x{self.height} {self.format.name}"

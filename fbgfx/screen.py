@@ -60,6 +60,7 @@ import numpy as np
 
 from . import _frames, _restore, convert
 from ._buffering import Buffering, choose
+from ._closing import ClosesOnExit
 from ._drawlog import DrawLog
 from ._region import Region
 from ._transfer import ROTATIONS, Transfer, transfer_for
@@ -83,7 +84,7 @@ FITS = ("fit", "fill", "stretch", "center")
 Box = tuple[int, int, int, int]
 
 
-class Screen:
+class Screen(ClosesOnExit):
     """Double-buffered drawing on a :class:`~fbgfx.Framebuffer`.
 
     Get one with :meth:`fbgfx.Framebuffer.screen`; use it as a context manager.
@@ -224,12 +225,6 @@ class Screen:
             self._back = None
             if self._frames is not None:
                 self._frames.close()
-
-    def __enter__(self) -> Screen:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         if self._closed or self._changes.closed or self._back is None:

@@ -50,6 +50,7 @@ from typing import (
 )
 
 from . import _evdev
+from ._closing import ClosesOnExit
 from ._evdev import AbsInfo, InputDevice
 from .errors import TouchError
 
@@ -397,7 +398,7 @@ class _MultiTouch:
 # -- the device ----------------------------------------------------------------------------
 
 
-class Touchscreen:
+class Touchscreen(ClosesOnExit):
     """An open touch device whose events come in a screen's logical coordinates.
 
     Made by :func:`open`; the constructor takes an already open file descriptor, for
@@ -676,12 +677,6 @@ class Touchscreen:
         for fd in fds:
             if fd >= 0:
                 os.close(fd)
-
-    def __enter__(self) -> Touchscreen:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"{self.size[0]}x{self.size[1]}"
