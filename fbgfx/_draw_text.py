@@ -81,41 +81,10 @@ class TextDrawing:
             # cached runs are known to have ink; only a clipped part may be empty
             self._paint_mask(run.mask, run.x, run.y, ink, self._boxes)
 
-    def multiline_text(
-        self,
-        xy: Sequence[float],
-        text: Text,
-        fill: Fill = None,
-        font: Font | None = None,
-        anchor: str | None = None,
-        spacing: float = 4,
-        align: str = "left",
-        direction: str | None = None,
-        features: Sequence[str] | None = None,
-        language: str | None = None,
-        stroke_width: float = 0,
-        stroke_fill: Fill = None,
-        embedded_color: bool = False,
-        *,
-        font_size: float | None = None,
-    ) -> None:
-        """Draw text with newlines (same as :meth:`text`)."""
-        self.text(
-            xy,
-            text,
-            fill,
-            font,
-            anchor,
-            spacing,
-            align,
-            direction,
-            features,
-            language,
-            stroke_width,
-            stroke_fill,
-            embedded_color,
-            font_size=font_size,
-        )
+    # Pillow's multiline_text takes what text takes and draws the same (text lays out
+    # newlines itself): one function under both names keeps the signatures equal and
+    # costs no forwarding call.
+    multiline_text = text
 
     def textbbox(
         self,
@@ -139,27 +108,8 @@ class TextDrawing:
         options = TextOptions(anchor, spacing, align, direction, features, language, stroke_width)
         return _text.bbox(fnt, xy, text, options)
 
-    def multiline_textbbox(
-        self,
-        xy: Sequence[float],
-        text: Text,
-        font: Font | None = None,
-        anchor: str | None = None,
-        spacing: float = 4,
-        align: str = "left",
-        direction: str | None = None,
-        features: Sequence[str] | None = None,
-        language: str | None = None,
-        stroke_width: float = 0,
-        embedded_color: bool = False,
-        *,
-        font_size: float | None = None,
-    ) -> tuple[float, float, float, float]:
-        """Same as :meth:`textbbox`."""
-        del embedded_color  # Pillow's; it changes no size
-        return self.textbbox(
-            xy, text, font, anchor, spacing, align, direction, features, language, stroke_width, font_size=font_size
-        )
+    # Likewise Pillow's multiline_textbbox: textbbox measures several lines itself.
+    multiline_textbbox = textbbox
 
     def textlength(
         self,
