@@ -6,7 +6,7 @@ import dataclasses
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ._ffi import lib
 
@@ -47,8 +47,24 @@ class Bitfield:
         return f"{self.length}/{self.offset}"
 
 
+_Info = TypeVar("_Info", bound="_ScreenInfo")
+
+
 @dataclass(frozen=True)
-class VarScreenInfo:
+class _ScreenInfo:
+    """What the two screen-info structs offer beside their fields."""
+
+    def replace(self: _Info, **changes: Any) -> _Info:
+        """Return a copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def asdict(self) -> dict[str, Any]:
+        """All fields as a plain dict (a :class:`Bitfield` as a dict), e.g. for JSON."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class VarScreenInfo(_ScreenInfo):
     """``struct fb_var_screeninfo``: the variable part of a mode (geometry, depth, pan)."""
 
     xres: int = 0
@@ -80,17 +96,9 @@ class VarScreenInfo:
     rotate: int = 0
     colorspace: int = 0
 
-    def replace(self, **changes: Any) -> VarScreenInfo:
-        """Return a copy with some fields changed."""
-        return dataclasses.replace(self, **changes)
-
-    def asdict(self) -> dict[str, Any]:
-        """All fields as a plain dict (bitfields as dicts), e.g. for JSON."""
-        return dataclasses.asdict(self)
-
 
 @dataclass(frozen=True)
-class FixScreenInfo:
+class FixScreenInfo(_ScreenInfo):
     """``struct fb_fix_screeninfo``: what the driver fixes (memory, stride, visual, pan steps)."""
 
     id: str = ""
@@ -107,14 +115,6 @@ class FixScreenInfo:
     mmio_len: int = 0
     accel: int = 0
     capabilities: int = 0
-
-    def replace(self, **changes: Any) -> FixScreenInfo:
-        """Return a copy with some fields changed."""
-        return dataclasses.replace(self, **changes)
-
-    def asdict(self) -> dict[str, Any]:
-        """All fields as a plain dict, e.g. for JSON."""
-        return dataclasses.asdict(self)
 
 
 BITFIELD_NAMES = ("red", "green", "blue", "transp")
