@@ -392,7 +392,9 @@ class Screen(ClosesOnExit):
             background: The colour around a picture that does not fill the box.
 
         Returns:
-            ``Played(shown, dropped)``: frames shown and frames dropped to keep time.
+            ``Played(shown, dropped, av_offset)``: frames shown, frames dropped to keep
+            time, and with sound, how far the pictures were from it: (mean, largest
+            absolute value) in seconds (see :class:`fbgfx.video.Played`).
 
         Raises:
             ImportError: PyAV is not installed.
@@ -400,12 +402,10 @@ class Screen(ClosesOnExit):
             fbgfx.VideoError: A file FFmpeg cannot play.
         """
         # Imported here: programs that only draw never load the video layer or PyAV.
-        from .video import play
+        from .video import PlayOptions, play
 
-        return play(
-            self, source, box=box, fit=fit, loop=loop, duration=duration, audio=audio, on_frame=on_frame, fps=fps,
-            hwdec=hwdec, audio_device=audio_device, threads=threads, background=background,
-        )  # fmt: skip
+        options = PlayOptions(box, fit, loop, duration, audio, on_frame, fps, hwdec, audio_device, threads, background)
+        return play(self, source, options)
 
     # -- internals --------------------------------------------------------------------------------
 

@@ -138,7 +138,7 @@ def test_play_shows_the_reference_picture(media, open_virtual, spec):
     fb = open_virtual(f"64x48:{spec}")
     with fb.screen() as screen:
         played = screen.play(str(media["two"]), fps=0, audio=False)
-        assert played == (20, 0)
+        assert played == (20, 0, None)  # no sound: no A/V offset
         expected = reference_native(last_frame(media["two"]), fb)
         assert expected.any() and np.array_equal(fb.pixels, expected)
         top_left = shown(fb)[10, 10]
@@ -268,7 +268,7 @@ def test_playlist_plays_files_in_order(media, open_virtual):
         played = screen.play(
             [str(media["one"]), str(media["two"])], fps=0, audio=False, on_frame=lambda s, t: times.append(t)
         )
-    assert played == (30, 0)
+    assert played == (30, 0, None)
     assert times[10] == pytest.approx(1.0)  # the second file starts where the first ended
     assert close_to(shown(fb), decoded(media["two"])[-1], 3)
 
@@ -455,7 +455,7 @@ def test_a_long_playlist_of_short_files(tmp_path, open_virtual):
     times = []
     with fb.screen() as screen:
         played = screen.play([str(clip)] * 20, fps=0, audio=False, on_frame=lambda s, t: times.append(t))
-    assert played == (40, 0)
+    assert played == (40, 0, None)
     assert np.allclose(times, np.arange(40) / 10)
 
 
@@ -496,3 +496,116 @@ def test_a_loop_keeps_no_file_open_behind_it(media, open_virtual):
         )  # fmt: skip
     assert played.shown > 30  # three rounds at least
     assert max(counts[20:]) - min(counts[:10]) <= 4, counts
+
+
+# -- A/V sync ----------------------------------------------------------------------------------------
+
+
+class RealTimeSoundCard:
+    """A test double of libasound at the cffi boundary (``_audio._alsa()``'s lib): a
+    sound card whose speaker plays the written samples at ``speed`` times the nominal
+    rate, paced by the monotonic clock. ``snd_pcm_writei`` blocks while its 120 ms
+    buffer is full; ``snd_pcm_delay`` reports the samples not yet heard, as ALSA does.
+    ALSA's file and null plugins do not pace in real time, and the host may have no
+    sound card, so A/V sync is measured against this."""
+
+    def __init__(self, speed: float) -> None:
+        import threading
+
+        self.speed, self.rate, self.buffer = speed, 48000, 5760
+        self.written = 0
+        self.level, self.stamp = 0.0, time.monotonic()  # samples queued, when last counted
+        self.lock = threading.Lock()
+
+    def _drain(self) -> float:
+        """Samples still queued now (lock held)."""
+        now = time.monotonic()
+        self.level = max(self.level - (now - self.stamp) * self.rate * self.speed, 0.0)
+        self.stamp = now
+        return self.level
+
+    def heard(self) -> float:
+        """The time of the sample heard now, in seconds of sound."""
+        with self.lock:
+            return (self.written - self._drain()) / self.rate
+
+    def snd_pcm_open(self, pcm, name, stream, mode):
+        return 0
+
+    def snd_pcm_set_params(self, pcm, fmt, access, channels, rate, soft_resample, latency):
+        self.rate, self.buffer = rate, rate * latency // 1_000_000
+        return 0
+
+    def snd_pcm_writei(self, pcm, buffer, frames):
+        while True:
+            with self.lock:
+                room = self.buffer - self._drain()
+                if room >= min(frames, self.buffer):
+                    n = int(min(frames, room))
+                    self.level += n
+                    self.written += n
+                    return n
+            time.sleep((min(frames, self.buffer) - room) / (self.rate * self.speed))
+
+    def snd_pcm_delay(self, pcm, delayp):
+        with self.lock:
+            delayp[0] = int(self._drain())
+        return 0
+
+    def snd_pcm_recover(self, pcm, err, silent):
+        return 0
+
+    def snd_pcm_drop(self, pcm):
+        return 0
+
+    def snd_pcm_close(self, pcm):
+        return 0
+
+    def snd_lib_error_set_handler(self, handler):
+        return 0
+
+
+@pytest.mark.parametrize("speed", [1.0, 0.98, 1.02])
+def test_pictures_follow_the_sound_within_40_ms(tmp_path, open_virtual, monkeypatch, speed):
+    """Every frame shown after the first few is within 40 ms of the sound heard, also
+    when the sound card runs 2% slow or fast (the pictures wait or drop to follow it)."""
+    import cffi
+
+    from fbgfx.video import _audio
+
+    ffi = cffi.FFI()
+    ffi.cdef(_audio._CDEF)
+    card = RealTimeSoundCard(speed)
+    monkeypatch.setattr(_audio, "_alsa", lambda: (ffi, card))
+    path = make_video(tmp_path / "tone.mp4", seconds=4, fps=25, size=(32, 24), tone=True)
+    fb = open_virtual("32x24:RGB565")
+    offsets: list[float] = []
+    with fb.screen() as screen:
+        times: list[float] = []
+        flip = screen.flip
+
+        def flip_and_measure(*args, **kwargs):
+            flip(*args, **kwargs)
+            offsets.append(times[-1] - card.heard())
+
+        monkeypatch.setattr(screen, "flip", flip_and_measure)
+        played = screen.play(str(path), on_frame=lambda s, t: times.append(t))
+    assert played.shown + played.dropped == 100 and played.shown > 90
+    # 2% of 4 s is 80 ms: pictures on their own clock would end that far from the sound
+    assert card.written / card.rate == pytest.approx(4.0, abs=0.05)
+    measured = offsets[video.SETTLE + 1 :]
+    assert max(abs(o) for o in measured) <= 0.040, " ".join(str(round(o * 1000)) for o in offsets)
+    assert played.av_offset is not None
+    mean, worst = played.av_offset
+    assert worst <= 0.040 and abs(mean - np.mean(measured)) <= 0.005, (played.av_offset, np.mean(measured))
+
+
+def test_play_options_follow_screen_play_keywords():
+    """PlayOptions' fields are Screen.play's keywords in order (Screen.play passes them by position)."""
+    import dataclasses
+    import inspect
+
+    keywords = [p.name for p in inspect.signature(fbgfx.Screen.play).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    assert [f.name for f in dataclasses.fields(video.PlayOptions)] == keywords
+    defaults = {p.name: p.default for p in inspect.signature(fbgfx.Screen.play).parameters.values()}
+    assert all(f.default == defaults[f.name] for f in dataclasses.fields(video.PlayOptions))

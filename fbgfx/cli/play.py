@@ -161,6 +161,9 @@ def _is_picture(path: str) -> bool:
         return False
 
 
+_PLAY_OPTIONS = ("fit", "loop", "duration", "audio", "fps", "hwdec", "audio_device")
+
+
 def _play_videos(args: argparse.Namespace, context: Context) -> int:
     """Video files through FFmpeg: opened (all checked) before the screen changes."""
     # Imported here: the other commands never load the video layer.
@@ -178,17 +181,9 @@ def _play_videos(args: argparse.Namespace, context: Context) -> int:
             with saved_screen(fb, args.out, context, args.rotate) as screen:
                 status = Status(context, args.stats)
                 try:
-                    player = video.Player(
-                        screen,
-                        [first, *args.files[1:]],
-                        fit=args.fit,
-                        loop=args.loop,
-                        duration=args.duration,
-                        audio=args.audio,
-                        fps=args.fps,
-                        hwdec=args.hwdec,
-                        audio_device=args.audio_device,
-                    )
+                    # the options of `fbgfx play` have PlayOptions' names
+                    options = video.PlayOptions(**{name: getattr(args, name) for name in _PLAY_OPTIONS})
+                    player = video.Player(screen, [first, *args.files[1:]], options)
                     player.run(progress=status.frame)
                 finally:
                     status.finish()

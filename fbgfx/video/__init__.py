@@ -16,49 +16,18 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING
 
-from ._player import Played, Player, Source
+from ._player import SETTLE, Played, Player, PlayOptions, Source
 from ._source import HWDEC, Video, import_av, open
 
 if TYPE_CHECKING:
     from ..screen import Screen
-    from ..surface import Surface
 
-__all__ = ["HWDEC", "Played", "Player", "Source", "Video", "import_av", "open", "play"]
+__all__ = ["HWDEC", "SETTLE", "PlayOptions", "Played", "Player", "Source", "Video", "import_av", "open", "play"]
 
 
-def play(
-    screen: Screen,
-    source: Source,
-    *,
-    box: Any = None,
-    fit: str = "fit",
-    loop: bool = False,
-    duration: float | None = None,
-    audio: bool = True,
-    on_frame: Callable[[Surface, float], Any] | None = None,
-    fps: float | None = None,
-    hwdec: str = "auto",
-    audio_device: str = "default",
-    threads: int | None = None,
-    background: Any = "black",
-) -> Played:
-    """Play ``source`` on ``screen``; the same as :meth:`fbgfx.Screen.play`, which
-    documents the arguments."""
-    player = Player(
-        screen,
-        source,
-        box=box,
-        fit=fit,
-        loop=loop,
-        duration=duration,
-        audio=audio,
-        on_frame=on_frame,
-        fps=fps,
-        hwdec=hwdec,
-        audio_device=audio_device,
-        threads=threads,
-        background=background,
-    )
-    return player.run()
+def play(screen: Screen, source: Source, options: PlayOptions | None = None) -> Played:
+    """Play ``source`` on ``screen`` as ``options`` say (default: :class:`PlayOptions`'s);
+    the same as :meth:`fbgfx.Screen.play`, which documents them."""
+    return Player(screen, source, options or PlayOptions()).run()

@@ -24,6 +24,7 @@ import threading
 import time
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Union
 
 import numpy as np
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from ..screen import Screen
     from ..surface import Surface
 
-__all__ = ["Played", "Player", "Source"]
+__all__ = ["PlayOptions", "Played", "Player", "Source"]
 
 #: What :meth:`fbgfx.Screen.play` takes: a path, an open Video, or a list of them.
 Source = Union[str, "os.PathLike[str]", Video, Sequence[Union[str, "os.PathLike[str]", Video]]]
@@ -57,10 +58,53 @@ class Played(NamedTuple):
         shown: Frames shown.
         dropped: Frames skipped because their time was over (the display or the
             decoder could not keep up).
+        av_offset: How far the pictures were from the sound, in seconds, or None when
+            no sound was heard: (mean, largest absolute value) over the frames shown
+            while sound played, each the frame's time minus the time of the sound
+            heard when it was shown (the samples written less the device's queued
+            delay). Positive: the picture came early. The first frames, shown while
+            the device starts sounding, are left out (see :data:`SETTLE`).
     """
 
     shown: int
     dropped: int
+    av_offset: tuple[float, float] | None = None
+
+
+#: Frames shown with sound before the A/V offset counts in :attr:`Played.av_offset`.
+SETTLE = 3
+
+
+@dataclass(frozen=True)
+class PlayOptions:
+    """How :meth:`fbgfx.Screen.play` plays; its keyword arguments, which document
+    each field, in one value (for :class:`Player` and :func:`fbgfx.video.play`)."""
+
+    box: Sequence[int] | None = None
+    fit: str = "fit"
+    loop: bool = False
+    duration: float | None = None
+    audio: bool = True
+    on_frame: Callable[[Surface, float], Any] | None = None
+    fps: float | None = None
+    hwdec: str = "auto"
+    audio_device: str = "default"
+    threads: int | None = None
+    background: Any = "black"
+
+    def check(self) -> None:
+        """Raise ValueError for a value out of range (``box`` is checked against the screen)."""
+        if self.fit not in FITS:
+            raise ValueError(f"fit must be one of {', '.join(FITS)}, not {self.fit!r}")
+        if self.hwdec not in HWDEC:
+            raise ValueError(f"hwdec must be one of {', '.join(HWDEC)}, not {self.hwdec!r}")
+        if self.duration is not None and not self.duration >= 0:
+            raise ValueError(f"duration must be seconds >= 0, not {self.duration!r}")
+        if self.fps is not None and not self.fps >= 0:
+            raise ValueError(f"fps must be >= 0, not {self.fps!r}")
+
+
+_DEFAULTS = PlayOptions()
 
 
 class _End:
@@ -170,31 +214,8 @@ class _Feeder:
 class Player:
     """One play of one or more videos on a Screen (see :meth:`fbgfx.Screen.play`)."""
 
-    def __init__(
-        self,
-        screen: Screen,
-        source: Source,
-        *,
-        box: Sequence[int] | None = None,
-        fit: str = "fit",
-        loop: bool = False,
-        duration: float | None = None,
-        audio: bool = True,
-        on_frame: Callable[[Surface, float], Any] | None = None,
-        fps: float | None = None,
-        hwdec: str = "auto",
-        audio_device: str = "default",
-        threads: int | None = None,
-        background: Any = "black",
-    ) -> None:
-        if fit not in FITS:
-            raise ValueError(f"fit must be one of {', '.join(FITS)}, not {fit!r}")
-        if hwdec not in HWDEC:
-            raise ValueError(f"hwdec must be one of {', '.join(HWDEC)}, not {hwdec!r}")
-        if duration is not None and not duration >= 0:
-            raise ValueError(f"duration must be seconds >= 0, not {duration!r}")
-        if fps is not None and not fps >= 0:
-            raise ValueError(f"fps must be >= 0, not {fps!r}")
+    def __init__(self, screen: Screen, source: Source, options: PlayOptions = _DEFAULTS) -> None:
+        options.check()
         if isinstance(source, (str, os.PathLike, Video)):
             items: list[Any] = [source]
         else:
@@ -204,11 +225,11 @@ class Player:
         for item in items:
             if not isinstance(item, (str, os.PathLike, Video)):
                 raise TypeError(f"play takes paths or fbgfx.video.Video objects, not {type(item).__name__}")
-        self.screen, self.items, self.fit, self.loop = screen, items, fit, loop
-        self.duration, self.audio, self.on_frame, self.fps = duration, audio, on_frame, fps
-        self.hwdec, self.audio_device, self.threads = hwdec, audio_device, threads
-        self.box = _check_box(box, screen.width, screen.height)
-        self.background = resolve(background, screen.format, screen.fb.palette).value
+        self.screen, self.items, self.options = screen, items, options
+        self.fit, self.loop, self.duration, self.audio = options.fit, options.loop, options.duration, options.audio
+        self.on_frame, self.fps, self.hwdec = options.on_frame, options.fps, options.hwdec
+        self.box = _check_box(options.box, screen.width, screen.height)
+        self.background = resolve(options.background, screen.format, screen.fb.palette).value
         # One libswscale thread, set explicitly: sws_scale(), the call that writes into
         # memory fbgfx owns, converts in the calling thread whatever "threads" says
         # (measured: no gain); the concurrency is the decoder's frame threads working
@@ -221,7 +242,7 @@ class Player:
             # a Video given plays as it is the first time, then is opened again
             return item.reopen if rounds else (lambda: item)
         path = os.fspath(item)
-        return lambda: Video(path, hwdec=self.hwdec, threads=self.threads)
+        return lambda: Video(path, hwdec=self.hwdec, threads=self.options.threads)
 
     def run(self, progress: Callable[[bool], None] | None = None) -> Played:  # noqa: C901 - one timeline, read top down
         """Play until the last file ends (never, with ``loop``), or ``duration``.
@@ -237,20 +258,21 @@ class Player:
         converters: dict[tuple[int, int, int], tuple[Converter, tuple[int, int, int, int]]] = {}
         owned: list[bool] = []  # per feeder: whether this play opened its file
         shown = dropped = 0
+        sync = _Sync()
         try:
             # the first file opens here: a file that cannot play fails before the screen changes
             opener = self._opener(0, 0)
             video = opener()
             owned.append(not isinstance(self.items[0], Video))
             if self.audio and self.fps is None and video.has_audio:
-                audio_out = open_audio(self.audio_device, video.audio_rate)
+                audio_out = open_audio(self.options.audio_device, video.audio_rate)
             current = _Feeder(lambda: video, 0.0, audio_out, self.fps)
             feeders.append(current)
             position = 1
             upcoming: _Feeder | None = None
             surface = self.screen.surface
             array = surface.array
-            base: float | None = None  # monotonic time of the timeline's 0
+            clock: _Clock | None = None  # the timeline's time, from the first frame shown
             index = 0  # frames handed out, for a fixed fps
             period = 1 / self.fps if self.fps else 0.0
             prepared_for: Video | None = None
@@ -270,9 +292,9 @@ class Player:
                         position += 1
                 if item is _END:
                     if upcoming is None:
-                        if base is not None and current.end is not None and self.fps != 0:
+                        if clock is not None and current.end is not None and self.fps != 0:
                             end = current.offset + current.end if self.fps is None else index * period
-                            self._wait(base, end, stop, audio_out)
+                            self._wait(clock, end, stop)
                         break
                     # the file just played is closed now, not at the end: a loop runs for days
                     finished, current, upcoming = current, upcoming, None
@@ -294,9 +316,9 @@ class Player:
                 converter, rect = layout
                 when = index * period if self.fps else current.offset + t
                 index += 1
-                if base is not None and self.fps != 0:
+                if clock is not None and self.fps != 0:
                     frame_period = period or (1 / video_now.fps if video_now.fps else 0.04)
-                    if _clock(base, audio_out) >= when + frame_period and not self._last(current, upcoming):
+                    if clock.now() >= when + frame_period and not self._last(current, upcoming):
                         dropped += 1
                         if progress is not None:
                             progress(True)
@@ -307,14 +329,16 @@ class Player:
                         self._bars(array, rect)
                     self.on_frame(surface, when)
                 self.screen.mark_dirty(rect)
-                if base is not None and self.fps != 0:
-                    if not self._wait(base, when, stop, audio_out):
+                if clock is not None and self.fps != 0:
+                    if not self._wait(clock, when, stop):
                         break
                 self.screen.flip()
-                if base is None:
-                    base = time.monotonic() - when
+                if clock is None:
+                    clock = _Clock(time.monotonic() - when, audio_out)
                     if audio_out is not None:
                         audio_out.start()
+                elif audio_out is not None:
+                    sync.add(when, audio_out.position())
                 shown += 1
                 if progress is not None:
                     progress(False)
@@ -325,7 +349,7 @@ class Player:
                 feeder.close(own)
             for converter, _rect in converters.values():
                 converter.close()
-        return Played(shown, dropped)
+        return Played(shown, dropped, sync.result())
 
     # -- helpers ------------------------------------------------------------------------------------
 
@@ -348,16 +372,16 @@ class Player:
         current.push_back(item)
         return item is _END
 
-    def _wait(self, base: float, when: float, stop: float | None, audio_out: AudioOut | None) -> bool:
+    def _wait(self, clock: _Clock, when: float, stop: float | None) -> bool:
         """Sleep until the timeline reaches ``when``; False when ``stop`` came first."""
         while True:
-            now = _clock(base, audio_out)
+            now = clock.now()
             if stop is not None and time.monotonic() >= stop:
                 return False
             if now >= when:
                 return True
             sleep = when - now
-            if audio_out is not None:
+            if clock.audio_out is not None:
                 sleep = min(sleep, _TICK)
             if stop is not None:
                 sleep = min(sleep, max(stop - time.monotonic(), 0.0))
@@ -383,14 +407,52 @@ class Player:
                 self.screen.mark_dirty(r)
 
 
-def _clock(base: float, audio_out: AudioOut | None) -> float:
-    """The timeline's time now: the sound's, while it plays, else the monotonic clock's."""
-    now = time.monotonic() - base
-    if audio_out is not None:
-        heard = audio_out.position()
-        if heard is not None:
-            return heard
-    return now
+class _Sync:
+    """The A/V offsets of the frames shown with sound (see :attr:`Played.av_offset`)."""
+
+    def __init__(self) -> None:
+        self.count, self.total, self.worst = 0, 0.0, 0.0
+
+    def add(self, when: float, heard: float | None) -> None:
+        """A frame of time ``when`` is on screen while the sound of time ``heard`` is heard."""
+        if heard is None:
+            return  # the sound has not started, or has ended
+        self.count += 1
+        if self.count > SETTLE:
+            offset = when - heard
+            self.total += offset
+            self.worst = max(self.worst, abs(offset))
+
+    def result(self) -> tuple[float, float] | None:
+        """(mean, largest absolute value), or None when no frame counted."""
+        counted = self.count - SETTLE
+        return (self.total / counted, self.worst) if counted > 0 else None
+
+
+class _Clock:
+    """The timeline's time: the sound's while it is heard, else the monotonic clock's.
+
+    When the sound stops (it ended, or ran dry), the monotonic clock goes on from the
+    sound's last time: a sound card a little slower or faster than its nominal rate
+    has moved the pictures off the monotonic clock, and they must not jump back.
+
+    Args:
+        base: Monotonic time of the timeline's 0.
+        audio_out: The sound, or None.
+    """
+
+    def __init__(self, base: float, audio_out: AudioOut | None) -> None:
+        self.base, self.audio_out = base, audio_out
+
+    def now(self) -> float:
+        """The timeline's time now."""
+        now = time.monotonic() - self.base
+        if self.audio_out is not None:
+            heard = self.audio_out.position()
+            if heard is not None:
+                self.base -= heard - now  # from here on, the monotonic clock agrees
+                return heard
+        return now
 
 
 def _check_box(box: Sequence[int] | None, width: int, height: int) -> tuple[int, int, int, int]:
