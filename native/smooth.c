@@ -171,6 +171,7 @@ typedef struct {
      * and the bytes that hold a channel */
     uint64_t spread;
     uint32_t keep;
+    int direct; /* X8888 whose `exact` is the lane blend at full weight: cells blend as swept */
 } smooth_ink;
 
 /* A 32-bit pixel's bytes 0, 2, 1, 3 in the 16-bit lanes of a 64-bit word, so that all
@@ -400,8 +401,34 @@ smooth_sweep(smooth_paint *p, const smooth_ink ink, int evenodd, int y, int more
                 last = lo;
             }
         }
-        /* the cells' alphas, then blended as one run */
         int f0 = INT32_MAX, f1 = INT32_MIN;
+        if (ink.direct) {
+            /* each cell blended as it is swept: a pixel's bytes do not depend on whether
+             * it is part of a run (at full weight the blend gives `exact`) */
+            uint32_t *px = (uint32_t *)row;
+            for (int i = lo; i <= hi; i++) {
+                float c = cover[i - cx0];
+                uint32_t alpha = smooth_alpha(evenodd, acc + c - area[i - cx0]);
+                if (alpha) {
+                    f0 = f0 < i ? f0 : i;
+                    f1 = i + 1;
+                    uint32_t w = convert_div255(alpha * ink.a);
+                    if (w)
+                        px[i] = smooth_blend_word(ink.spread, ink.keep, px[i], w);
+                }
+                acc += c;
+                cover[i - cx0] = 0;
+                area[i - cx0] = 0;
+            }
+            if (f0 < f1) {
+                first = first < f0 ? first : f0;
+                last = f1;
+            }
+            if (hi + 1 > x)
+                x = hi + 1;
+            continue;
+        }
+        /* the cells' alphas, then blended as one run */
         for (int i = lo; i <= hi; i++) {
             float c = cover[i - cx0];
             uint32_t alpha = smooth_alpha(evenodd, acc + c - area[i - cx0]);
@@ -738,7 +765,7 @@ static int smooth_paint_init(smooth_paint *p, const draw_target *t, const conver
     k->r = (uint32_t)r, k->g = (uint32_t)g, k->b = (uint32_t)b, k->a = (uint32_t)a;
     k->exact = exact;
     k->ro = k->go = k->bo = 0;
-    k->spread = 0, k->keep = 0;
+    k->spread = 0, k->keep = 0, k->direct = 0;
     k->bpp = t->bpp;
     if (mask) {
         k->kind = SMOOTH_MASK;
@@ -752,6 +779,7 @@ static int smooth_paint_init(smooth_paint *p, const draw_target *t, const conver
         k->ro = f->off[0], k->go = f->off[1], k->bo = f->off[2];
         k->spread = smooth_spread(k->r << k->ro | k->g << k->go | k->b << k->bo);
         k->keep = 0xffu << k->ro | 0xffu << k->go | 0xffu << k->bo;
+        k->direct = exact == (k->r << k->ro | k->g << k->go | k->b << k->bo);
     } else if (convert_path_of(f) == CONVERT_P_RGB565 || convert_path_of(f) == CONVERT_P_BGR565) {
         k->kind = SMOOTH_565;
         k->ro = f->off[0], k->bo = f->off[2];
