@@ -18,6 +18,7 @@ Every file plays on one timeline: a file starts where the previous one ended.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import threading
@@ -167,12 +168,11 @@ class _Feeder:
             self._put(e)
 
     def _put(self, item: Any) -> bool:
+        """Queue ``item``, waiting for room; False when the play stopped first."""
         while not self._stop.is_set():
-            try:
+            with contextlib.suppress(queue.Full):
                 self._queue.put(item, timeout=0.1)
                 return True
-            except queue.Full:
-                continue
         return False
 
     def get(self, deadline: float | None) -> Any:
