@@ -4,6 +4,7 @@ apps in the test's process and in subprocesses, baselines, the report and --fbgf
 from __future__ import annotations
 
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -269,6 +270,10 @@ def test_mismatch_report(pytester, run, tmp_path):
     assert red.sum() == 25 and red[50:55, 100:105].all()  # 16 pixels changed colour, 9 were added
 
 
+@pytest.mark.skipif(
+    platform.machine() not in ("x86_64", "AMD64"),
+    reason="its pixel counts are x86's text rendering; on ARM they differ (seen under qemu-user, not yet pinned)",
+)
 def test_tolerance_max_pixels_and_ignore(pytester, run):
     """tolerance, max_pixels and ignore= each allow exactly what they say; one beyond fails."""
     pytester.makepyfile(
