@@ -290,7 +290,8 @@ def test_no_sound_card_is_one_warning(media, open_virtual):
     fb = open_virtual("64x48:RGB565")
     with fb.screen() as screen, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        played = screen.play(str(media["tone"]), audio_device="fbgfx-no-such-device", duration=0.3)
+        # 2 s: under emulation (the ARM suites) the first frame can take longer than 0.3 s
+        played = screen.play(str(media["tone"]), audio_device="fbgfx-no-such-device", duration=2.0)
     sound = [w for w in caught if "no sound" in str(w.message)]
     assert len(sound) == 1 and played.shown >= 1
 
