@@ -11,25 +11,7 @@ apt_pkgs=(qemu-system-x86 linux-image-amd64 fbset busybox-static alsa-utils)
 if ! ldconfig -p | grep -q 'libasound\.so\.2 '; then
     if apt-cache show libasound2t64 >/dev/null 2>&1; then apt_pkgs+=(libasound2t64); else apt_pkgs+=(libasound2); fi
 fi
-missing=()
-for p in "${apt_pkgs[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
-        || missing+=("$p")
-done
-if ((${#missing[@]})); then
-    echo "vm-deps: installing ${missing[*]}"
-    sudo_cmd=()
-    [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
-    export DEBIAN_FRONTEND=noninteractive
-    # Refresh the package lists only when they are missing or the install fails.
-    if ! "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" \
-            >/tmp/vm-deps-apt.log 2>&1; then
-        "${sudo_cmd[@]}" apt-get update -qq >/tmp/vm-deps-apt.log 2>&1
-        "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" \
-            >>/tmp/vm-deps-apt.log 2>&1 \
-            || { tail -20 /tmp/vm-deps-apt.log >&2; exit 1; }
-    fi
-fi
+bash "$(dirname "$0")/apt-install.sh" vm-deps "${apt_pkgs[@]}"
 
 python=${PYTHON:-python3}
 if ! command -v vng >/dev/null 2>&1; then
