@@ -238,7 +238,7 @@ def main():
 
     print("\n1. live: 800x480 dashboard drawn at 60 fps, `fbgfx serve` pinned to one core, headless Chromium")
     r = live(args.seconds, args.fps)
-    print(f"   drawn {r['drawn_fps']:.1f} fps here; page drew {r['updates_per_s']:.1f} updates/s (target >= 30)")
+    print(f"   drawn {r['drawn_fps']:.1f} fps here; page drew {r['updates_per_s']:.2f} updates/s (target >= 30)")
     print(
         f"   between two drawn updates: median {r['interval_median']:.1f} ms "
         f"(= {1000 / r['interval_median']:.1f}/s), longest {r['interval_max']:.0f} ms (a busy machine's stalls)"
