@@ -35,6 +35,9 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "tests"))  # serve_helpers: the tests' headless Chromium
+
+from serve_helpers import chromium  # noqa: E402
 
 import fbgfx  # noqa: E402
 from fbgfx.serve._stream import FramebufferSource, Stream  # noqa: E402
@@ -97,27 +100,6 @@ def draw_dashboard(s, i, font):
     s.rectangle((0, 0, 3, 3), fill=(i & 255, (i >> 8) & 255, 0))  # the frame number
 
 
-def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--window-size=1000,700",
-    ):
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='fbgfx-bench-')}")
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
-
-
 def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
@@ -140,10 +122,10 @@ def live(seconds, fps):
             env=dict(os.environ, PYTHONPATH=ROOT),
         )
         os.sched_setaffinity(server.pid, {0})  # the server gets one core
-        driver = None
+        driver = profile = None
         try:
             url = re.search(r"(http://\S+)", server.stdout.readline()).group(1)
-            driver = browser()
+            driver, profile = chromium(window="1000,700")
             driver.get(url)
             deadline = time.monotonic() + 20
             while driver.execute_script("return document.getElementById('display').dataset.frames") == "0":
@@ -172,6 +154,7 @@ def live(seconds, fps):
         finally:
             if driver is not None:
                 driver.quit()
+                shutil.rmtree(profile, ignore_errors=True)
             server.terminate()
             server.wait(30)
             fb.close()

@@ -1,19 +1,23 @@
-"""Helpers for the `fbgfx serve` tests: a Python reader of the update messages, the CLI server
-in a subprocess, and a bounded wait."""
+"""Helpers for the `fbgfx serve` tests (and benchmarks/bench_serve.py): a Python reader of the
+update messages, the CLI server in a subprocess, a bounded wait, and headless Chromium."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import zlib
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 
 def apply_update(canvas: np.ndarray, message: bytes) -> int:
@@ -30,6 +34,29 @@ def apply_update(canvas: np.ndarray, message: bytes) -> int:
         off += w * h * 3
     assert off == len(payload)
     return int(version)
+
+
+def chromium(window: str = "900,700"):
+    """(a headless Chromium driven by Selenium, its throw-away profile directory to remove after quit())."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--window-size={window}",
+    ):
+        options.add_argument(flag)
+    profile = tempfile.mkdtemp(prefix="fbgfx-chromium-")
+    options.add_argument(f"--user-data-dir={profile}")
+    options.binary_location = CHROMIUM
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options), profile
 
 
 def wait_until(condition, timeout=20.0, what="the condition"):

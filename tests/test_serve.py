@@ -17,6 +17,7 @@ from serve_helpers import ROOT, CliServer, apply_update, wait_until
 import fbgfx
 from fbgfx.serve import Server
 from fbgfx.serve._stream import FramebufferSource, Stream
+from fbgfx.serve._web import CATCH_UP, _Hub
 
 websockets = pytest.importorskip("websockets", minversion="13", reason="fbgfx[serve] needs websockets >= 13")
 from websockets.asyncio.client import connect  # noqa: E402
@@ -293,6 +294,25 @@ def test_a_slow_viewer_gets_fewer_newer_pictures():
     with Server(fb, port=0, fps=120) as server:
         asyncio.run(main(server))
     fb.close()
+
+
+def test_grabs_keep_the_fps_beat_and_make_up_a_stall():
+    """On the beat a grab follows the last one by one period; after a stall the missed
+    beats are made up half a period apart (each may find a new picture), and at most
+    CATCH_UP seconds of them; a display showing nothing is looked at once a second."""
+    period = 1 / 30
+    nxt = _Hub._next_grab
+    assert nxt(10.0, 10.0, period, None) == pytest.approx(10.0 + period)
+    # a grab 0.2 s late: the next one is half a period after it, not at once
+    assert nxt(10.0, 10.2, period, None) == pytest.approx(10.2 + period / 2)
+    # grabs at twice the rate until the loop is back on its beat: 0.2 s behind is made
+    # up in about 0.2 s, by the 6 missed beats and 6 more
+    t, due, grabs = 10.2, 10.0, 0
+    while due + period < t:
+        t, due, grabs = nxt(due, t, period, None), due + period, grabs + 1
+    assert 11 <= grabs <= 13 and t == pytest.approx(10.4, abs=period)
+    assert nxt(10.0, 10.0, period, "no picture") == pytest.approx(11.0)
+    assert 0 < CATCH_UP <= 1
 
 
 def test_port_in_use_is_one_error_line():

@@ -9,7 +9,7 @@ import tempfile
 
 import numpy as np
 import pytest
-from serve_helpers import CliServer, wait_until
+from serve_helpers import CHROMEDRIVER, CHROMIUM, CliServer, chromium, wait_until
 
 import fbgfx
 from fbgfx.serve import Server
@@ -17,8 +17,6 @@ from fbgfx.serve import Server
 pytest.importorskip("websockets", minversion="13", reason="fbgfx[serve] needs websockets >= 13")
 webdriver = pytest.importorskip("selenium.webdriver", reason="browser tests need selenium (pip install selenium)")
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
     pytest.skip("browser tests need Debian's chromium and chromium-driver", allow_module_level=True)
 
@@ -33,24 +31,7 @@ return [c.width, c.height, btoa(s), Number(c.dataset.frames)];
 
 
 def _new_browser():
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--window-size=900,700",
-    ):
-        options.add_argument(flag)
-    profile = tempfile.mkdtemp(prefix="fbgfx-chromium-")
-    options.add_argument(f"--user-data-dir={profile}")
-    options.binary_location = CHROMIUM
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver, profile = chromium()
     driver.set_script_timeout(20)
     return driver, profile
 

@@ -39,6 +39,8 @@ log = logging.getLogger("fbgfx.serve")
 
 #: Updates a viewer may have unacknowledged: one being drawn, one on its way.
 IN_FLIGHT = 2
+#: How far behind its beat the grab loop may fall before it starts the beat again from now (seconds).
+CATCH_UP = 0.5
 #: The largest message a viewer may send (acknowledgements and pointer events are small).
 MAX_MESSAGE = 1024
 _LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
@@ -135,6 +137,7 @@ class _Hub:
                 self.present.clear()
                 await self.present.wait()
                 due = loop.time()
+            started = loop.time()
             try:
                 changed = await loop.run_in_executor(self._grabber, self.stream.grab)
                 error = None
@@ -146,10 +149,21 @@ class _Hub:
             if changed:
                 for wake in self.viewers.values():
                     wake.set()
-            # Grabs keep to a fixed beat: late ones (a busy machine) are made up by the
-            # next ones, up to three periods behind; then the beat starts again from now.
-            due = max(due + (period if error is None else 1.0), loop.time() - 3 * period)
-            await asyncio.sleep(max(0.0, due - loop.time()))
+            await asyncio.sleep(max(0.0, self._next_grab(due, started, period, error) - loop.time()))
+            due = max(due + (period if error is None else 1.0), loop.time() - CATCH_UP)
+
+    @staticmethod
+    def _next_grab(due: float, started: float, period: float, error: str | None) -> float:
+        """When the grab after one due at ``due`` (begun at ``started``) runs.
+
+        Grabs keep to a fixed beat, so that a display drawn faster than ``--fps`` is shown
+        at ``--fps`` on average: beats a busy machine delayed are made up, up to
+        :data:`CATCH_UP` seconds of them, by grabs half a period apart (a grab straight
+        after another would find nothing new on a display drawn at a steady rate).
+        """
+        if error is not None:
+            return started + 1.0  # a display showing nothing: look again each second
+        return max(due + period, started + period / 2)
 
     async def viewer(self, ws: ServerConnection) -> None:
         wake = asyncio.Event()
