@@ -737,9 +737,9 @@ FBGFX_HOT static int smooth_fill_ellipse(smooth_paint *p, double cx, double cy, 
 
 /* -- shapes ----------------------------------------------------------------------------- */
 
-static int smooth_finite(const double *v, int n)
+static int smooth_finite(const double *v, ptrdiff_t n)
 {
-    for (int i = 0; i < n; i++)
+    for (ptrdiff_t i = 0; i < n; i++)
         if (!isfinite(v[i]))
             return 0;
     return 1;
@@ -894,6 +894,16 @@ static void smooth_ellipse_contour(smooth_acc *a, double cx, double cy, double r
     }
 }
 
+/* What every shape starts with: its paint (colour checked) and an empty accumulator. */
+static int smooth_begin(smooth_paint *p, smooth_acc *acc, const draw_target *t, const convert_format *f,
+                        uint8_t *mask, int r, int g, int b, int a, uint32_t exact)
+{
+    int rc = smooth_paint_init(p, t, f, mask, r, g, b, a, exact);
+    if (rc == 0)
+        smooth_acc_init(acc, t);
+    return rc;
+}
+
 /* -- public ----------------------------------------------------------------------------- */
 
 #define SMOOTH_PAINT_ARGS                                                                                    \
@@ -906,11 +916,10 @@ int smooth_line(SMOOTH_PAINT_ARGS, double x0, double y0, double x1, double y1, d
     if (!smooth_finite(v, 5))
         return -EINVAL;
     smooth_paint p;
-    int rc = smooth_paint_init(&p, t, f, mask, r, g, b, a, exact);
+    smooth_acc acc;
+    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact);
     if (rc < 0)
         return rc;
-    smooth_acc acc;
-    smooth_acc_init(&acc, t);
     smooth_band(&acc, smooth_clamp(x0), smooth_clamp(y0), smooth_clamp(x1), smooth_clamp(y1),
                 smooth_clamp(w));
     return smooth_finish(&acc, &p, t, box);
@@ -919,17 +928,13 @@ int smooth_line(SMOOTH_PAINT_ARGS, double x0, double y0, double x1, double y1, d
 /* Connected segments through n points, width w; round joints (discs) when `curve`. */
 int smooth_polyline(SMOOTH_PAINT_ARGS, const double *xy, ptrdiff_t n, double w, int curve)
 {
-    for (ptrdiff_t i = 0; i < 2 * n; i++)
-        if (!isfinite(xy[i]))
-            return -EINVAL;
-    if (!isfinite(w))
+    if (!smooth_finite(xy, 2 * n) || !isfinite(w))
         return -EINVAL;
     smooth_paint p;
-    int rc = smooth_paint_init(&p, t, f, mask, r, g, b, a, exact);
+    smooth_acc acc;
+    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact);
     if (rc < 0)
         return rc;
-    smooth_acc acc;
-    smooth_acc_init(&acc, t);
     w = smooth_clamp(w);
     for (ptrdiff_t i = 0; i + 1 < n; i++) {
         double x0 = smooth_clamp(xy[2 * i]), y0 = smooth_clamp(xy[2 * i + 1]);
@@ -944,17 +949,13 @@ int smooth_polyline(SMOOTH_PAINT_ARGS, const double *xy, ptrdiff_t n, double w, 
 /* Independent segments: n rows of (x0, y0, x1, y1), one colour. */
 int smooth_lines(SMOOTH_PAINT_ARGS, const double *xy, ptrdiff_t n, double w)
 {
-    for (ptrdiff_t i = 0; i < 4 * n; i++)
-        if (!isfinite(xy[i]))
-            return -EINVAL;
-    if (!isfinite(w))
+    if (!smooth_finite(xy, 4 * n) || !isfinite(w))
         return -EINVAL;
     smooth_paint p;
-    int rc = smooth_paint_init(&p, t, f, mask, r, g, b, a, exact);
+    smooth_acc acc;
+    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact);
     if (rc < 0)
         return rc;
-    smooth_acc acc;
-    smooth_acc_init(&acc, t);
     for (ptrdiff_t i = 0; i < n; i++)
         smooth_band(&acc, smooth_clamp(xy[4 * i]), smooth_clamp(xy[4 * i + 1]), smooth_clamp(xy[4 * i + 2]),
                     smooth_clamp(xy[4 * i + 3]), smooth_clamp(w));
@@ -998,13 +999,11 @@ static ptrdiff_t smooth_inset(const double *xy, ptrdiff_t n, double w, double *o
  * and the polygon moved inward by w (w > 0). */
 int smooth_polygon(SMOOTH_PAINT_ARGS, const double *xy, ptrdiff_t n, double w)
 {
-    for (ptrdiff_t i = 0; i < 2 * n; i++)
-        if (!isfinite(xy[i]))
-            return -EINVAL;
-    if (!isfinite(w) || w < 0 || n < 0)
+    if (n < 0 || !smooth_finite(xy, 2 * n) || !isfinite(w) || w < 0)
         return -EINVAL;
     smooth_paint p;
-    int rc = smooth_paint_init(&p, t, f, mask, r, g, b, a, exact);
+    smooth_acc acc;
+    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact);
     if (rc < 0)
         return rc;
     p.evenodd = 1;
@@ -1014,8 +1013,6 @@ int smooth_polygon(SMOOTH_PAINT_ARGS, const double *xy, ptrdiff_t n, double w)
         return -ENOMEM;
     for (ptrdiff_t i = 0; i < 2 * n; i++)
         pts[i] = smooth_clamp(xy[i]);
-    smooth_acc acc;
-    smooth_acc_init(&acc, t);
     smooth_poly(&acc, pts, n);
     if (w > 0 && n > 2) {
         ptrdiff_t m = smooth_inset(pts, n, smooth_clamp(w), pts + 2 * n);
@@ -1123,11 +1120,10 @@ int smooth_ellipse(SMOOTH_PAINT_ARGS, double cx, double cy, double rx, double ry
     if (!smooth_finite(v, 7) || w < 0 || kind < SMOOTH_ELLIPSE || kind > SMOOTH_PIE)
         return -EINVAL;
     smooth_paint p;
-    int rc = smooth_paint_init(&p, t, f, mask, r, g, b, a, exact);
+    smooth_acc acc;
+    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact);
     if (rc < 0)
         return rc;
-    smooth_acc acc;
-    smooth_acc_init(&acc, t);
     cx = smooth_clamp(cx), cy = smooth_clamp(cy), rx = smooth_clamp(rx), ry = smooth_clamp(ry),
     w = smooth_clamp(w);
     if (kind == SMOOTH_ARC && w == 0)
@@ -1214,11 +1210,10 @@ int smooth_rounded_rect(SMOOTH_PAINT_ARGS, double x0, double y0, double x1, doub
     if (!smooth_finite(v, 6) || w < 0)
         return -EINVAL;
     smooth_paint p;
-    int rc = smooth_paint_init(&p, t, f, mask, r, g, b, a, exact);
+    smooth_acc acc;
+    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact);
     if (rc < 0)
         return rc;
-    smooth_acc acc;
-    smooth_acc_init(&acc, t);
     x0 = smooth_clamp(x0), y0 = smooth_clamp(y0), x1 = smooth_clamp(x1), y1 = smooth_clamp(y1);
     w = smooth_clamp(w);
     double half = (x1 - x0 < y1 - y0 ? x1 - x0 : y1 - y0) * 0.5;
