@@ -1,10 +1,24 @@
-"""What every fbgfx object that holds a device or a file does in a ``with`` block."""
+"""What every fbgfx object that holds a device or a file does in a ``with`` block, and
+when it is dropped without ``close()``.
+
+An object dropped unclosed is closed as it goes (its ``__del__`` calls
+:func:`close_dropped`), as a file is. Dropped by its last reference, it is closed right
+there. Collected by the garbage collector (a display that a callback of its own refers
+to is a reference cycle), the collection may have started inside any lock of any thread,
+so the close goes to the closer thread instead (:func:`start_closer`: ``drm:`` displays,
+whose close takes the card's locks, start it), which closes it in a moment; at exit and
+on fatal signals :mod:`fbgfx._restore` closes what still waits (:func:`close_waiting`).
+"""
 
 from __future__ import annotations
 
-from typing import TypeVar
+import gc
+import os
+import queue
+import threading
+from typing import Any, TypeVar
 
-__all__ = ["ClosesOnExit"]
+__all__ = ["ClosesOnExit", "close_dropped", "close_unreferenced", "close_waiting", "settle", "start_closer"]
 
 _Self = TypeVar("_Self", bound="ClosesOnExit")
 
@@ -24,3 +38,106 @@ class ClosesOnExit:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# What the closer thread closes, oldest first; a threading.Event is a marker it sets
+# (settle). SimpleQueue.put may be called from __del__ and weakref callbacks.
+_queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+_closer: threading.Thread | None = None
+_closer_lock = threading.Lock()
+_collecting = False  # a garbage collection is under way (gc.callbacks)
+
+
+def _on_gc(phase: str, info: dict[str, int]) -> None:
+    global _collecting
+    del info
+    _collecting = phase == "start"
+
+
+def start_closer() -> None:
+    """Have the closer thread run in this process (call it in ordinary code, never from
+    ``__del__``: starting a thread takes locks)."""
+    global _closer
+    with _closer_lock:
+        if _closer is not None and _closer.is_alive():
+            return
+        if _on_gc not in gc.callbacks:
+            gc.callbacks.append(_on_gc)
+        _closer = threading.Thread(target=_run, name="fbgfx-closer", daemon=True)
+        _closer.start()
+
+
+def _running() -> bool:
+    closer = _closer
+    return closer is not None and closer.is_alive()
+
+
+def close_dropped(obj: Any) -> None:
+    """Close ``obj``, which is being collected unclosed (call it from its ``__del__``):
+    now, or on the closer thread when a garbage collection found it."""
+    if _collecting and _running():
+        _queue.put(obj)  # keeps obj alive until it is closed
+        return
+    _close(obj)
+
+
+def _close(obj: Any) -> None:
+    try:
+        obj.close()
+    except Exception:  # noqa: BLE001 - nobody to tell: the program dropped it (as a file's close at collection)
+        pass
+
+
+def _run() -> None:
+    while True:
+        item = _queue.get()
+        if isinstance(item, threading.Event):
+            item.set()
+        else:
+            _close(item)
+        del item  # the closed object goes now, not with the next one
+
+
+def settle(timeout: float = 5.0) -> bool:
+    """Wait until what the closer thread was given so far is closed.
+
+    Returns:
+        True when it is (also when no closer runs), False when ``timeout`` passed.
+    """
+    if not _running() or threading.current_thread() is _closer:
+        return True
+    done = threading.Event()
+    _queue.put(done)
+    return done.wait(timeout)
+
+
+def close_unreferenced(timeout: float = 5.0) -> None:
+    """Have the garbage collector look for objects nobody refers to now, and wait until
+    those it hands to the closer thread are closed: what a program opening a device that
+    one of its own dropped displays still holds does. Call it holding no lock."""
+    gc.collect()
+    settle(timeout)
+
+
+def close_waiting(timeout: float = 1.0) -> None:
+    """Close now, on this thread, what waits for the closer thread (at exit, on fatal
+    signals), after the close it is doing (up to ``timeout`` seconds)."""
+    settle(timeout)
+    while True:
+        try:
+            item = _queue.get_nowait()
+        except queue.Empty:
+            return
+        if isinstance(item, threading.Event):
+            item.set()
+        else:
+            _close(item)
+
+
+def _after_fork_in_child() -> None:
+    # The closer thread does not exist in a child; what it had queued is the parent's.
+    global _closer, _closer_lock, _queue
+    _closer, _closer_lock, _queue = None, threading.Lock(), queue.SimpleQueue()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -19,7 +19,8 @@ applies. A forked child does not restore its parent's devices.
 
 The registry holds its owners weakly: an object dropped without being closed is
 collected as any other (a :class:`~fbgfx.Framebuffer` then puts the device back as it
-goes, as a file closes). A restore that a signal handler asks for while the same
+goes, as a file closes: :mod:`fbgfx._closing`; :func:`restore_all` first closes what
+the closer thread has yet to). A restore that a signal handler asks for while the same
 thread is inside a device operation (:data:`critical`: a pan, a mode change, a
 Screen's present) waits for the operation's end, so that the operation never carries
 on with state the restore changed under it.
@@ -34,6 +35,7 @@ import threading
 import weakref
 from typing import Any, Callable
 
+from . import _closing
 from .errors import warn_on_error
 
 __all__ = ["SIGNALS", "critical", "defer", "register", "registered", "restore_all", "unregister"]
@@ -100,10 +102,13 @@ def registered() -> list[Any]:
 def restore_all() -> None:
     """Run every registered restore callback, newest first, and forget them.
 
-    A callback that fails is reported as a warning and the others still run.
+    A callback that fails is reported as a warning and the others still run. Objects
+    dropped unclosed that wait for the closer thread are closed first.
     """
     if os.getpid() != _pid:
         return
+    # Displays dropped unclosed that the closer thread has yet to close: close them here.
+    _closing.close_waiting()
     # A callback may register again (restoring a palette is a change too): go round
     # until nothing is left, a few times at most.
     for _ in range(4):

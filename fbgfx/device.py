@@ -19,7 +19,7 @@ import numpy as np
 from PIL import Image
 
 from . import _restore
-from ._closing import ClosesOnExit
+from ._closing import ClosesOnExit, close_dropped
 from .backend import Backend, fbdev_only
 from .display_events import DisplayEvent
 from .errors import FramebufferError, ModeError, warn_on_error
@@ -143,7 +143,7 @@ class Framebuffer(ClosesOnExit):
         # it is collected (the restore registry holds it weakly). Programs close.
         try:
             if not getattr(self, "_closed", True) and getattr(self, "_pid", None) == os.getpid():
-                self.close()
+                close_dropped(self)  # now, or on the closer thread if the garbage collector found it
         except Exception:  # noqa: BLE001 - nothing to report to during collection (or shutdown)
             pass
 

@@ -32,7 +32,8 @@ drives (:class:`fbgfx.backend.Backend`):
   the monitor offers it, else at its preferred mode, and a
   :class:`~fbgfx.display_events.DisplayEvent` says so.
 - On close, on fatal signals and at exit (:mod:`fbgfx._restore`) the CRTCs get back
-  their framebuffer, mode and position; buffers are freed and master dropped.
+  their framebuffer, mode and position; buffers are freed and master dropped. A display
+  dropped without close is closed as it is collected (:mod:`fbgfx._closing`).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import _restore
+from .. import _closing, _restore
 from .._ffi import lib
 from ..backend import fbdev_only
 from ..display_events import DisplayEvent, DisplayEvents
@@ -72,7 +73,7 @@ from .choose import (
     without_sizeless_modes,
 )
 from .discovery import find_cards, find_display, parse_spec
-from .shared import SharedCard
+from .shared import Claim, SharedCard
 
 __all__ = ["DIRTY_FULL_ROWS", "FLIP_TIMEOUT", "CardFactory", "DrmDevice", "DrmInfo"]
 
@@ -198,6 +199,7 @@ class DrmDevice:
         self.shared_card = card if isinstance(card, SharedCard) else SharedCard.for_card(card)
         self.card: CardLike = self.shared_card.card
         self.path = path
+        self._claim = Claim(path)  # what the card counts: the card keeps no display alive
         #: Monitor changes for :meth:`fbgfx.Framebuffer.display_events`.
         self.display_events: DisplayEvents | None = DisplayEvents()
         self.heads: list[_Head] = []
@@ -251,6 +253,7 @@ class DrmDevice:
 
     def _open(self, names: list[str], mode_text: str | None, fmt: str | None, console: bool) -> None:
         card, shared = self.card, self.shared_card
+        _closing.start_closer()  # where a collected display is closed (see __del__)
         self.driver = card.driver()
         try:
             has_dumb = card.get_cap(lib.DRM_CAP_DUMB_BUFFER)
@@ -258,24 +261,19 @@ class DrmDevice:
             has_dumb = 0
         if not has_dumb:
             raise FramebufferError(errno.ENOTSUP, f"the {self.driver} driver has no dumb buffers to draw in", self.path)
-        shared.join(self, console=console)
+        shared.join(self._claim, console=console)
         crtcs, conns, _ = card.resources()
         self._crtc_ids = crtcs
         connectors = without_sizeless_modes([card.connector(c) for c in conns], self.path)
-        with shared.lock:
-            chosen = pick_connectors(connectors, names, shared.connector_names(), self.path)
-            for c in chosen:
-                if not c.modes:
-                    raise FramebufferError(errno.ENODEV, f"connector {c.name} lists no modes", self.path)
-            modes = pick_modes(chosen, mode_text, self.path)
-            taken = set(shared.crtcs)
-            for conn, m in zip(chosen, modes):
-                crtc = pick_crtc(card, conn, crtcs, connectors, taken, self.path)
-                taken.add(crtc)
-                self.heads.append(_Head(conn, crtc, crtcs.index(crtc), m))
-            for h in self.heads:
-                shared.crtcs[h.crtc_id] = self
-                shared.connectors[h.connector.id] = (h.connector.name, self)
+        try:
+            self._claim_heads(connectors, names, mode_text)
+        except FramebufferError as e:
+            if e.errno != errno.EBUSY:
+                raise
+            # A display of this program dropped without close may hold the connector
+            # until the garbage collector finds it: have it found and closed, then look again.
+            _closing.close_unreferenced()
+            self._claim_heads(connectors, names, mode_text)
         self._update_mode_choices()
         self.planes = self._planes()
         name = (fmt or "XRGB8888").upper()
@@ -294,6 +292,26 @@ class DrmDevice:
         self._find_planes(self._buffers)
         hotplug.watch(self)
         self._watched = True
+
+    def _claim_heads(self, connectors: list[Connector], names: list[str], mode_text: str | None) -> None:
+        """Choose the connectors, modes and CRTCs and claim them on the card."""
+        shared, crtcs = self.shared_card, self._crtc_ids
+        with shared.lock:
+            chosen = pick_connectors(connectors, names, shared.connector_names(), self.path)
+            for c in chosen:
+                if not c.modes:
+                    raise FramebufferError(errno.ENODEV, f"connector {c.name} lists no modes", self.path)
+            modes = pick_modes(chosen, mode_text, self.path)
+            taken = set(shared.crtcs)
+            heads: list[_Head] = []
+            for conn, m in zip(chosen, modes):
+                crtc = pick_crtc(self.card, conn, crtcs, connectors, taken, self.path)
+                taken.add(crtc)
+                heads.append(_Head(conn, crtc, crtcs.index(crtc), m))
+            self.heads = heads
+            for h in heads:
+                shared.crtcs[h.crtc_id] = self._claim
+                shared.connectors[h.connector.id] = (h.connector.name, self._claim)
 
     def _update_mode_choices(self) -> None:
         self.mode_choices = shared_modes([h.connector for h in self.heads])
@@ -829,9 +847,21 @@ class DrmDevice:
             # (they belong to the open file both share); let go of the descriptors only.
             self._closed, self._buffers, self._shown = True, None, None
             _restore.unregister(self)
-            self.shared_card.release_in_child(self)
+            self.shared_card.release_in_child(self._claim)
             return
         self._teardown()
+
+    def __del__(self) -> None:
+        # Dropped without close(): closed as it goes, as a file is. Nothing of fbgfx's
+        # keeps an open display alive (the card counts its claim, the hotplug watcher
+        # and the restore registry hold it weakly), so a display whose own callback
+        # refers to it goes with the garbage collector, which hands it to the closer
+        # thread. Programs close.
+        try:
+            if not getattr(self, "_closed", True) and getattr(self, "_pid", None) == os.getpid():
+                _closing.close_dropped(self)
+        except Exception:  # noqa: BLE001 - nothing to report to during collection (or shutdown)
+            pass
 
     def _teardown(self) -> None:
         if self._watched:
@@ -846,7 +876,7 @@ class DrmDevice:
                 self._buffers = self._shown = None
         finally:
             self._closed = True
-            self.shared_card.release(self)
+            self.shared_card.release(self._claim)
 
 
 def _warn(message: str) -> None:

@@ -12,7 +12,8 @@ sandbox), connector states are polled every :data:`POLL_INTERVAL` seconds instea
 cheaply (the kernel's cached state, no EDID read).
 
 The thread starts with the first display watched and ends with the last; it holds no
-lock while it waits, and takes a display's card lock only to re-probe it.
+lock while it waits, and takes a display's card lock only to re-probe it. It holds the
+displays weakly: watching a display does not keep it alive.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import functools
 import os
 import select
 import threading
+import weakref
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import warn_on_error
@@ -36,7 +38,7 @@ _NETLINK_KOBJECT_UEVENT = 15
 _KERNEL_GROUP = 1
 
 _lock = threading.Lock()
-_watched: list[Watched] = []
+_watched: list[weakref.ref[Watched]] = []
 _thread: _Watcher | None = None
 
 
@@ -50,10 +52,11 @@ class Watched(Protocol):
 
 
 def watch(display: Watched) -> None:
-    """Re-probe ``display`` on every DRM uevent until :func:`unwatch`."""
+    """Re-probe ``display`` on every DRM uevent until :func:`unwatch` (or until it is
+    collected: it is held weakly)."""
     global _thread
     with _lock:
-        _watched.append(display)
+        _watched.append(weakref.ref(display))
         if _thread is None or not _thread.is_alive():
             _thread = _Watcher()
             _thread.start()
@@ -64,8 +67,8 @@ def unwatch(display: Watched) -> None:
     when called from the thread itself: a callback that closes its display)."""
     global _thread
     with _lock:
-        if display in _watched:
-            _watched.remove(display)
+        # also forgets displays collected meanwhile (their close comes after)
+        _watched[:] = [r for r in _watched if (d := r()) is not None and d is not display]
         if _watched or _thread is None:
             return
         thread, _thread = _thread, None
@@ -86,7 +89,7 @@ def watching() -> bool:
 def rescan(probe: bool = True) -> None:
     """Re-probe every watched display now (what a DRM uevent does)."""
     with _lock:
-        displays = list(_watched)
+        displays = [d for d in (r() for r in _watched) if d is not None]
     for display in displays:
         # one display's trouble must not stop the others' watching
         warn_on_error(functools.partial(display.reprobe, probe), "re-probing a display")

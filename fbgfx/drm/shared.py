@@ -7,6 +7,10 @@ keeps which CRTCs and connectors each display holds, and reads the card's events
 (page flips of every display arrive on the one descriptor) for all of them. The last
 display to close drops master and closes the card.
 
+The card keeps no display alive: it counts each display by a claim the display owns
+(:class:`Claim`), so a display nobody refers to is collected, and closed as it goes
+(:mod:`fbgfx._closing`), which gives its claim back.
+
 Threads: ioctls that change what a card shows, and the reading of its events, are
 serialised by :attr:`SharedCard.lock`; a display waiting for its flip either reads the
 events itself or waits while another thread reads them, so each event goes to the
@@ -26,7 +30,7 @@ from ..console import Console, find_vt
 from ..errors import FramebufferError
 from .card import Card, CardLike
 
-__all__ = ["SharedCard"]
+__all__ = ["Claim", "SharedCard"]
 
 #: How long one thread reads events before letting others look (seconds).
 _READ_SLICE = 0.05
@@ -37,6 +41,23 @@ _console: Console | None = None
 _console_users = 0
 
 
+class Claim:
+    """What a display holds on a :class:`SharedCard`: the card counts this, not the
+    display (which it must not keep alive).
+
+    Attributes:
+        name: The display's spec, for messages (``drm:card0``).
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<Claim {self.name}>"
+
+
 class SharedCard:
     """A card, its DRM master and its events, for the displays of this process on it.
 
@@ -45,8 +66,9 @@ class SharedCard:
     Attributes:
         card: The open card.
         path: Its device path.
-        crtcs: CRTC id -> the display (any object) that drives it.
-        connectors: Connector id -> (its name, the display that shows on it).
+        users: The claims of the displays open on it.
+        crtcs: CRTC id -> the claim of the display that drives it.
+        connectors: Connector id -> (its name, the claim of the display that shows on it).
         lock: Held around ioctls that change what the card shows and around reading events.
     """
 
@@ -54,9 +76,9 @@ class SharedCard:
         self.card = card
         self.path = card.path
         self.key = key
-        self.users: list[object] = []
-        self.crtcs: dict[int, object] = {}
-        self.connectors: dict[int, tuple[str, object]] = {}
+        self.users: list[Claim] = []
+        self.crtcs: dict[int, Claim] = {}
+        self.connectors: dict[int, tuple[str, Claim]] = {}
         self.lock = threading.RLock()
         self._done = threading.Condition(self.lock)
         self._reading = False
@@ -96,7 +118,7 @@ class SharedCard:
         with _registry_lock:
             return list(_registry)
 
-    def join(self, user: object, *, console: bool) -> None:
+    def join(self, user: Claim, *, console: bool) -> None:
         """Count ``user`` as a display on this card; the first becomes DRM master.
 
         Raises:
@@ -111,7 +133,7 @@ class SharedCard:
                 _take_console()
                 self._console_taken = True
 
-    def release(self, user: object) -> None:
+    def release(self, user: Claim) -> None:
         """Forget ``user`` and what it held; the last one drops master and closes the card."""
         with self.lock:
             if user in self.users:
@@ -144,7 +166,7 @@ class SharedCard:
         with self.lock:
             return {name for name, _ in self.connectors.values()}
 
-    def release_in_child(self, user: object) -> None:
+    def release_in_child(self, user: Claim) -> None:
         """:meth:`release` in a forked child: the card's master, CRTCs and console are
         the parent's; the last display closes the child's descriptor only."""
         if user in self.users:
