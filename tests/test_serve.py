@@ -17,11 +17,12 @@ from serve_helpers import ROOT, CliServer, apply_update, wait_until
 import fbgfx
 from fbgfx.serve import Server
 from fbgfx.serve._stream import FramebufferSource, Stream
-from fbgfx.serve._web import CATCH_UP, _Hub
 
 websockets = pytest.importorskip("websockets", minversion="13", reason="fbgfx[serve] needs websockets >= 13")
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.exceptions import InvalidStatus  # noqa: E402
+
+from fbgfx.serve._web import CATCH_UP, _Hub  # noqa: E402  (it imports websockets)
 
 TOKEN = "s3cret-token_123"
 
