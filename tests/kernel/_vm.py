@@ -1,11 +1,13 @@
 """Host side shared by the real-kernel harnesses: boot a kernel under qemu with virtme-ng.
 
-conftest.py (the display boots), test_touch_vm.py and test_drm_vm.py each boot a VM
+conftest.py (the display boots) and the test_*_vm.py harnesses each boot a VM
 that runs a shell script from this checkout as root, and answer the guest's requests
 (screendumps, taps) meanwhile: the guest writes a request file into the shared
 read/write directory, a thread here does it through qemu's QMP socket and answers
 ``done-N``. What differs between them is the qemu devices, the script and how a
-request is carried out; the rest is here.
+request is carried out; the rest is here, with what the harnesses whose guest records
+its steps in results.json (_host_link.HostLink) share: the boot (``boot_dir``,
+``boot_guest``), the screendump answer, a step's result and a picture's comparison.
 """
 
 from __future__ import annotations
@@ -266,3 +268,71 @@ def guest_results(run: VmRun, what: str) -> dict[str, Any]:
     results["_seconds"] = run.seconds
     results["_host_errors"] = run.errors
     return results
+
+
+def boot_dir(name: str) -> Path:
+    """A boot fixture's ``results_dir(name)``; skips the test, with the reason, when no
+    VM can be booted."""
+    reason = vm_tools_missing()
+    if reason:
+        pytest.skip(reason)
+    return results_dir(name)
+
+
+def load_drm_cards(outdir: Path, modules: Sequence[str]) -> list[str]:
+    """Guest shell lines loading each DRM driver in turn (modprobe's output into
+    modprobe.txt), each waiting up to 10 s for one more /dev/dri/card*, so that the
+    cards are numbered in this order."""
+    return [
+        f"modprobe {mod} >>{outdir}/modprobe.txt 2>&1; "
+        f"for i in $(seq 100); do [ $(ls /dev/dri/card* 2>/dev/null | wc -l) -ge {i} ] && break; sleep 0.1; done"
+        for i, mod in enumerate(modules, 1)
+    ]
+
+
+def boot_guest(
+    outdir: Path,
+    guest: str,
+    qemu_opts: str,
+    handle: Handler,
+    prepare: Sequence[str],
+    *args: object,
+    append: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Boot with ``qemu_opts`` (and ``append`` on the kernel command line), run
+    ``prepare`` and then ``tests/kernel/GUEST OUTDIR ARGS...`` as root, answering its
+    cmd-N requests with ``handle``; return its results.json (``guest_results``)."""
+    script = guest_script(outdir, prepare, guest_python(f"tests/kernel/{guest}", outdir, *args))
+    run = run_vm(outdir, script, qemu_opts, handle, append=append)
+    return guest_results(run, shlex.join([guest, *map(str, args)]))
+
+
+def answer_screendump(qmp: Qmp, cmd: Path) -> None:
+    """Carry out the guest's cmd-N screendump (``HostLink.screendump``): into the file it
+    names beside it, of the display device and head it names (qemu's first if none)."""
+    request = json.loads(cmd.read_text())
+    args: dict[str, Any] = {"filename": str(cmd.parent / request["file"])}
+    if request.get("device"):
+        args["device"] = request["device"]
+    if request.get("head") is not None:
+        args["head"] = request["head"]
+    qmp.execute("screendump", **args)
+
+
+def guest_step(results: dict[str, Any], name: str) -> dict[str, Any]:
+    """The result the guest recorded for step ``name``; fails the test with the guest's
+    error and traceback when the guest stopped, did not reach the step or the step raised."""
+    if "fatal" in results:
+        pytest.fail(f"the guest stopped: {results['fatal']['error']}\n{results['fatal'].get('traceback', '')}")
+    result = results.get(name)
+    if result is None:
+        pytest.fail(f"the guest did not reach {name} (logs in {results['_outdir']}); it has {sorted(results)}")
+    if "error" in result:
+        pytest.fail(f"{name} in the guest: {result['error']}\n{result.get('traceback', '')}")
+    return result
+
+
+def assert_shown(compared: dict[str, Any], what: str) -> None:
+    """A guest's comparison of a screendump with the picture it drew
+    (``drm_guest.compare``) found every pixel equal."""
+    assert compared["diff"] == 0, f"{what}: {compared}"

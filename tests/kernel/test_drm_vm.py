@@ -22,13 +22,11 @@ DIR/drm-drm and DIR/drm-fbdev.
 from __future__ import annotations
 
 import errno
-import json
 import signal
-from pathlib import Path
 from typing import Any
 
 import pytest
-from _vm import Qmp, guest_python, guest_results, guest_script, results_dir, run_vm, vm_tools_missing
+from _vm import answer_screendump, assert_shown, boot_dir, boot_guest, guest_step, load_drm_cards
 
 pytestmark = pytest.mark.kernel
 
@@ -50,33 +48,15 @@ BOOTS: dict[str, dict[str, Any]] = {
 }
 
 
-def _answer(qmp: Qmp, cmd: Path) -> None:
-    """Carry out the guest's cmd-N: a screendump of one display device."""
-    request = json.loads(cmd.read_text())
-    args = {"filename": str(cmd.parent / request["file"])}
-    if request.get("device"):
-        args["device"] = request["device"]
-    qmp.execute("screendump", **args)
-
-
 def _boot(name: str) -> dict[str, Any]:
     """Boot ``name``, run drm_guest.py, return its results (skips without the VM tools)."""
-    reason = vm_tools_missing()
-    if reason:
-        pytest.skip(reason)
     spec = BOOTS[name]
-    outdir = results_dir(f"drm-{name}")
+    outdir = boot_dir(f"drm-{name}")
     prepare = [
-        *(
-            f"modprobe {mod} >>{outdir}/modprobe.txt 2>&1; "
-            f"for i in $(seq 100); do [ $(ls /dev/dri/card* 2>/dev/null | wc -l) -ge {i} ] && break; sleep 0.1; done"
-            for i, mod in enumerate(spec["load"], 1)
-        ),
+        *load_drm_cards(outdir, spec["load"]),
         "[ -e /dev/fb0 ] && for i in $(seq 50); do [ -e /dev/tty1 ] && break; sleep 0.1; done",
     ]
-    script = guest_script(outdir, prepare, guest_python("tests/kernel/drm_guest.py", outdir, name))
-    run = run_vm(outdir, script, spec["qemu"], _answer, append=spec["append"])
-    return guest_results(run, f"the {name} guest")
+    return boot_guest(outdir, "drm_guest.py", spec["qemu"], answer_screendump, prepare, name, append=spec["append"])
 
 
 @pytest.fixture(scope="module")
@@ -91,21 +71,6 @@ def fbdev_vm() -> dict[str, Any]:
     return _boot("fbdev")
 
 
-def _step(results: dict[str, Any], name: str) -> dict[str, Any]:
-    if "fatal" in results:
-        pytest.fail(f"the guest stopped: {results['fatal']['error']}\n{results['fatal'].get('traceback', '')}")
-    result = results.get(name)
-    if result is None:
-        pytest.fail(f"the guest did not reach {name} (logs in {results['_outdir']}); it has {sorted(results)}")
-    if "error" in result:
-        pytest.fail(f"{name} in the guest: {result['error']}\n{result.get('traceback', '')}")
-    return result
-
-
-def _shows(r: dict[str, Any], what: str) -> None:
-    assert r["diff"] == 0, f"{what}: {r}"
-
-
 # -- the drm boot: three drivers without fbdev ----------------------------------------------------------
 
 
@@ -113,7 +78,7 @@ def test_drm_boot_has_three_cards_and_no_fb(drm_vm):
     """fbdev_emulation=0 leaves one card per display device and no /dev/fb0; open()
     with no argument finds a card."""
     assert sorted(drm_vm["cards"]) == DRIVERS, drm_vm["cards"]
-    r = _step(drm_vm, "open_default")
+    r = guest_step(drm_vm, "open_default")
     assert r["fb0"] is False
     assert r["card"] in drm_vm["cards"].values() and r["path"] == f"drm:{r['card']}"
 
@@ -122,19 +87,19 @@ def test_drm_boot_has_three_cards_and_no_fb(drm_vm):
 def test_scene_on_screendump(drm_vm, driver):
     """A scene drawn in a Screen frame is on qemu's screendump exactly; close puts the
     CRTC back as it was (off)."""
-    r = _step(drm_vm, f"scene:{driver}")
+    r = guest_step(drm_vm, f"scene:{driver}")
     assert (r["buffering"], r["format"]) == ("flip", "XRGB8888"), r
-    _shows(r, f"{driver} scene")
+    assert_shown(r, f"{driver} scene")
     assert r["restored"], r
 
 
 @pytest.mark.parametrize("driver", DRIVERS)
 def test_each_flipped_frame_on_screendump(drm_vm, driver):
     """Every page-flipped frame is on the screendump, with one flip event per flip."""
-    r = _step(drm_vm, f"flips:{driver}")
+    r = guest_step(drm_vm, f"flips:{driver}")
     assert r["buffering"] == "flip"
     for i, frame in enumerate(r["frames"]):
-        _shows(frame, f"{driver} frame {i}")
+        assert_shown(frame, f"{driver} frame {i}")
     assert r["flips"] == 3 and r["events"] == r["flips"], r
 
 
@@ -142,20 +107,20 @@ def test_each_flipped_frame_on_screendump(drm_vm, driver):
 def test_copy_mode_shows_dirty_rectangles(drm_vm, driver):
     """Screen("copy") writes into the buffer on screen and sends DIRTYFB: the first frame
     and then a small change are on the screendump, with no page flip."""
-    r = _step(drm_vm, f"copy:{driver}")
+    r = guest_step(drm_vm, f"copy:{driver}")
     assert r["buffering"] == "copy" and r["flips"] == 0
-    _shows(r["first"], f"{driver} copy frame")
-    _shows(r["second"], f"{driver} copy change")
+    assert_shown(r["first"], f"{driver} copy frame")
+    assert_shown(r["second"], f"{driver} copy change")
 
 
 @pytest.mark.parametrize("driver", DRIVERS)
 def test_rgb565_where_the_plane_offers_it(drm_vm, driver):
     """format=RGB565 on a plane that lists RG16 shows a random picture to its bits."""
-    r = _step(drm_vm, f"rgb565:{driver}")
+    r = guest_step(drm_vm, f"rgb565:{driver}")
     if "skipped" in r:
         pytest.skip(f"{driver}: {r['skipped']} (offers {r['offered']})")
     assert r["format"] == "RGB565" and r["buffering"] == "flip"
-    _shows(r, f"{driver} RGB565")
+    assert_shown(r, f"{driver} RGB565")
 
 
 @pytest.mark.parametrize("driver", DRIVERS)
@@ -163,9 +128,9 @@ def test_forked_child_close_and_old_views(drm_vm, driver):
     """A forked child closing the Screen and device leaves the parent flipping (master
     kept, its next frame on the screendump); after close, writing through an old
     fb.pixels view changes nothing on the monitor; the CRTC comes back as it was."""
-    r = _step(drm_vm, f"fork:{driver}")
-    _shows(r["after_child"], f"{driver} frame after the child closed")
-    _shows(r["old_view"], f"{driver} monitor after writing an old view")
+    r = guest_step(drm_vm, f"fork:{driver}")
+    assert_shown(r["after_child"], f"{driver} frame after the child closed")
+    assert_shown(r["old_view"], f"{driver} monitor after writing an old view")
     assert r["restored"], r
 
 
@@ -173,9 +138,9 @@ def test_forked_child_close_and_old_views(drm_vm, driver):
 def test_set_mode_changes_the_monitor(drm_vm, driver):
     """set_mode to another connector mode changes the monitor's size; a size the
     connector does not list is a ModeError naming its modes."""
-    r = _step(drm_vm, f"mode:{driver}")
+    r = guest_step(drm_vm, f"mode:{driver}")
     assert r["to"] != r["from"]
-    _shows(r, f"{driver} after set_mode {r['to']}")
+    assert_shown(r, f"{driver} after set_mode {r['to']}")
     assert "its modes:" in r["refused"], r
 
 
@@ -184,11 +149,11 @@ def test_second_opener_grab_and_sigterm(drm_vm, driver):
     """While another process shows a picture: opening the card is a clear EBUSY error,
     read_scanout equals the screendump and the picture; SIGTERM to the holder ends it
     by the signal and puts the CRTC back."""
-    r = _step(drm_vm, f"holder:{driver}")
+    r = guest_step(drm_vm, f"holder:{driver}")
     assert "another program owns this display" in r["second"], r
     assert r["second_errno"] == errno.EBUSY
-    _shows(r["grab_vs_screendump"], f"{driver} grab vs screendump")
-    _shows(r["grab_vs_drawn"], f"{driver} grab vs drawn")
+    assert_shown(r["grab_vs_screendump"], f"{driver} grab vs screendump")
+    assert_shown(r["grab_vs_drawn"], f"{driver} grab vs drawn")
     assert r["returncode"] == -signal.SIGTERM, r["holder_stderr"]
     assert r["restored"], (r["before"], r["after"])
 
@@ -200,43 +165,43 @@ def test_close_gives_the_console_back(fbdev_vm):
     """drm: on a card whose console shows text: the picture is shown, the VT is in
     graphics mode meanwhile, and after close() the screendump equals the one before."""
     assert fbdev_vm["console_nonblank"]
-    r = _step(fbdev_vm, "close_restores_console")
-    _shows(r["shown"], "drm: picture over the console")
+    r = guest_step(fbdev_vm, "close_restores_console")
+    assert_shown(r["shown"], "drm: picture over the console")
     assert (r["kd_while"], r["kd_after"]) == (1, 0)
-    _shows(r, "console after close()")
+    assert_shown(r, "console after close()")
 
 
 def test_sigterm_gives_the_console_back(fbdev_vm):
     """SIGTERM to a process showing a drm: picture: the console's screendump after
     equals the one before."""
-    r = _step(fbdev_vm, "sigterm_restores_console")
-    _shows(r["held"], "the holder's picture")
+    r = guest_step(fbdev_vm, "sigterm_restores_console")
+    assert_shown(r["held"], "the holder's picture")
     assert r["returncode"] == -signal.SIGTERM
     assert r["kd_after"] == 0
-    _shows(r, "console after SIGTERM")
+    assert_shown(r, "console after SIGTERM")
 
 
 def test_sigkilled_holder_console_comes_back_with_the_next_opener(fbdev_vm):
     """A holder killed with SIGKILL leaves tty1 in graphics mode; the next fbgfx program
     finds the holder dead in its record and restores text mode (the console shows again)."""
-    r = _step(fbdev_vm, "sigkill_then_next_opener")
+    r = guest_step(fbdev_vm, "sigkill_then_next_opener")
     assert (r["kd_held"], r["kd_after_kill"], r["kd_while"]) == (1, 1, 1), r
     assert r["kd_after"] == 0, r
-    _shows(r, "console after the next opener closed")
+    assert_shown(r, "console after the next opener closed")
 
 
 def test_grab_reads_the_console(fbdev_vm):
     """read_scanout reads the fbdev emulation's buffer on screen: the console's screendump."""
-    r = _step(fbdev_vm, "grab_console")
-    _shows(r, "grab of the console")
+    r = guest_step(fbdev_vm, "grab_console")
+    assert_shown(r, "grab of the console")
 
 
 def test_fbdev_screen_shows_every_frame(fbdev_vm):
     """On bochs' fbdev emulation with two pages, a raw pan is accepted but not shown, so
     Screen copies: each of three frames is on the screendump."""
-    r = _step(fbdev_vm, "fbdev_flips")
+    r = guest_step(fbdev_vm, "fbdev_flips")
     assert r["id"] == "bochs-drmdrmfb" and r["virtual"][1] >= 2 * 800, r
     assert r["raw_pan_shown"] is False
     assert r["buffering"] == "copy"
     for i, frame in enumerate(r["frames"]):
-        _shows(frame, f"fbdev frame {i}")
+        assert_shown(frame, f"fbdev frame {i}")

@@ -12,12 +12,10 @@ in DIR/monitors.
 from __future__ import annotations
 
 import errno
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
-from _vm import Qmp, guest_python, guest_results, guest_script, results_dir, run_vm, vm_tools_missing
+from _vm import answer_screendump, assert_shown, boot_dir, boot_guest, guest_step, load_drm_cards
 
 pytestmark = pytest.mark.kernel
 
@@ -27,44 +25,14 @@ QEMU = "-vga none -device virtio-gpu-pci,max_outputs=2,id=gpu0 -device bochs-dis
 LOAD = ["virtio_gpu", "bochs"]
 
 
-def _answer(qmp: Qmp, cmd: Path) -> None:
-    """Carry out the guest's cmd-N: a screendump of one head of one display device."""
-    request = json.loads(cmd.read_text())
-    qmp.execute(
-        "screendump", filename=str(cmd.parent / request["file"]), device=request["device"], head=request["head"]
-    )
-
-
 @pytest.fixture(scope="module")
 def vm() -> dict[str, Any]:
     """The boot's results (booted once, on first use)."""
-    reason = vm_tools_missing()
-    if reason:
-        pytest.skip(reason)
-    outdir = results_dir("monitors")
-    prepare = [
-        f"modprobe {mod} >>{outdir}/modprobe.txt 2>&1; "
-        f"for i in $(seq 100); do [ $(ls /dev/dri/card* 2>/dev/null | wc -l) -ge {i} ] && break; sleep 0.1; done"
-        for i, mod in enumerate(LOAD, 1)
-    ]
-    script = guest_script(outdir, prepare, guest_python("tests/kernel/monitors_guest.py", outdir))
-    run = run_vm(outdir, script, QEMU, _answer, append=["drm_kms_helper.fbdev_emulation=0"])
-    return guest_results(run, "the monitors guest")
-
-
-def _step(results: dict[str, Any], name: str) -> dict[str, Any]:
-    if "fatal" in results:
-        pytest.fail(f"the guest stopped: {results['fatal']['error']}\n{results['fatal'].get('traceback', '')}")
-    result = results.get(name)
-    if result is None:
-        pytest.fail(f"the guest did not reach {name} (logs in {results['_outdir']}); it has {sorted(results)}")
-    if "error" in result:
-        pytest.fail(f"{name} in the guest: {result['error']}\n{result.get('traceback', '')}")
-    return result
-
-
-def _shows(r: dict[str, Any], what: str) -> None:
-    assert r["diff"] == 0, f"{what}: {r}"
+    outdir = boot_dir("monitors")
+    prepare = load_drm_cards(outdir, LOAD)
+    return boot_guest(
+        outdir, "monitors_guest.py", QEMU, answer_screendump, prepare, append=["drm_kms_helper.fbdev_emulation=0"]
+    )
 
 
 def test_displays_lists_both_cards_connectors(vm):
@@ -72,7 +40,7 @@ def test_displays_lists_both_cards_connectors(vm):
     modes and the monitor's EDID name; info --all prints the specs."""
     assert sorted(vm["cards"]) == ["bochs-drm", "virtio_gpu"], vm["cards"]
     card, (v1, v2) = vm["virtio"]["card"], vm["virtio"]["connectors"]
-    r = _step(vm, "displays")
+    r = guest_step(vm, "displays")
     found = {(d["card"], d["connector"]): d for d in r["displays"]}
     second = found[(f"/dev/dri/{card}", v2)]
     assert second["connected"] and second["spec"] == f"drm:{card}:connector={v2}", second
@@ -86,54 +54,54 @@ def test_displays_lists_both_cards_connectors(vm):
 def test_each_head_shows_its_own_picture(vm):
     """Virtual-1 and Virtual-2 open in one program, each on its CRTC: each head's
     screendump is its own picture; a second open of Virtual-1 is a clear EBUSY."""
-    r = _step(vm, "two_heads")
+    r = guest_step(vm, "two_heads")
     assert r["crtcs"][0] != r["crtcs"][1]
-    _shows(r["head0"], "head 0")
-    _shows(r["head1"], "head 1")
+    assert_shown(r["head0"], "head 0")
+    assert_shown(r["head1"], "head 1")
     v1 = vm["virtio"]["connectors"][0]
     assert f"{v1} is already open in this program" in r["again"] and r["again_errno"] == errno.EBUSY, r
 
 
 def test_flips_on_one_head_leave_the_other(vm):
     """Three page flips on head 0 are each on its screendump; head 1 keeps its picture."""
-    r = _step(vm, "two_heads")
+    r = guest_step(vm, "two_heads")
     for i, frame in enumerate(r["frames"]):
-        _shows(frame, f"head 0 frame {i}")
-    _shows(r["head1_after"], "head 1 after head 0's flips")
+        assert_shown(frame, f"head 0 frame {i}")
+    assert_shown(r["head1_after"], "head 1 after head 0's flips")
     assert r["flips"][0] >= 3
 
 
 def test_mirror_shows_one_picture_on_both_heads(vm):
     """connector=Virtual-1,Virtual-2:mode=1024x768: the same picture on both heads; a
     mode they do not share is a ModeError listing the shared ones."""
-    r = _step(vm, "mirror")
+    r = guest_step(vm, "mirror")
     assert r["size"] == [1024, 768] and r["connectors"] == vm["virtio"]["connectors"]
-    _shows(r["head0"], "mirror head 0")
-    _shows(r["head1"], "mirror head 1")
+    assert_shown(r["head0"], "mirror head 0")
+    assert_shown(r["head1"], "mirror head 1")
     assert "all offer; they share: " in r["refused"] and "1024x768" in r["refused"], r
 
 
 def test_unplug_and_replug_while_drawing(vm):
     """A monitor unplugged and plugged back while a thread draws: fb.drm.connected
     follows both, drawing never raises and goes on, the picture is back after."""
-    r = _step(vm, "replug")
+    r = guest_step(vm, "replug")
     assert r["drawing"] and r["drawing_unplugged"] and r["drawing_replugged"], r
     assert r["seconds_to_disconnected"] is not None and r["seconds_to_connected"] is not None, r
     assert r["errors"] == [], r["errors"]
     assert [e[0] for e in r["events"]] == ["disconnected", "connected"], r["events"]
-    _shows(r["back"], "the picture after replug")
+    assert_shown(r["back"], "the picture after replug")
 
 
 def test_a_monitor_plugged_after_start_opens(vm):
     """Virtual-2 dark at start cannot be opened; once plugged it opens and shows."""
-    r = _step(vm, "plug_after_start")
+    r = guest_step(vm, "plug_after_start")
     assert "has no display connected" in r["before"], r
-    _shows(r["shown"], "the late monitor")
+    assert_shown(r["shown"], "the late monitor")
     assert r["first_open"]
 
 
 def test_default_open_takes_the_first_connected_over_both_cards(vm):
     """With card0's monitors unplugged, fbgfx.open() shows on card1."""
-    r = _step(vm, "two_card_default")
+    r = guest_step(vm, "two_card_default")
     assert r["card"] == "/dev/dri/card1" and r["path"] == "drm:/dev/dri/card1", r
-    _shows(r["shown"], "the default display on card1")
+    assert_shown(r["shown"], "the default display on card1")

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _vm import Qmp, guest_python, guest_results, guest_script, results_dir, run_vm, vm_tools_missing
+from _vm import Qmp, answer_screendump, boot_dir, boot_guest, guest_step
 
 pytestmark = pytest.mark.kernel
 
@@ -81,31 +81,23 @@ def _answer(qmp: Qmp, cmd: Path) -> None:
     elif request["do"] == "release":
         qmp.execute("input-send-event", events=[{"type": "btn", "data": {"down": False, "button": "left"}}])
     elif request["do"] == "screendump":
-        qmp.execute("screendump", filename=str(cmd.parent / request["file"]))
+        answer_screendump(qmp, cmd)
 
 
 @pytest.fixture(scope="module")
 def guest() -> dict[str, Any]:
     """Boot once, run touch_guest.py, return its results (with "_outdir")."""
-    reason = vm_tools_missing()
-    if reason:
-        pytest.skip(reason)
-    outdir = results_dir("touch")
+    outdir = boot_dir("touch")
     prepare = [
         f"modprobe -a virtio_input evdev bochs uinput >{outdir}/modprobe.txt 2>&1",
         "for i in $(seq 100); do [ -e /dev/fb0 ] && ls /dev/input/event* >/dev/null 2>&1 && break; sleep 0.1; done",
     ]
-    script = guest_script(outdir, prepare, guest_python("tests/kernel/touch_guest.py", outdir))
-    run = run_vm(outdir, script, "-vga std -device virtio-tablet-pci,id=tablet0", _answer)
-    return guest_results(run, "the touch guest")
+    return boot_guest(outdir, "touch_guest.py", "-vga std -device virtio-tablet-pci,id=tablet0", _answer, prepare)
 
 
 def _step(guest: dict[str, Any], name: str) -> dict[str, Any]:
-    result = guest.get(name)
-    if result is None:
-        pytest.fail(f"the guest did not reach {name} (logs in {guest['_outdir']})")
-    if "error" in result:
-        pytest.fail(f"{name} in the guest: {result['error']}\n{result.get('traceback', '')}")
+    """guest_step, skipping the test where the guest skipped the step (with its reason)."""
+    result = guest_step(guest, name)
     if "skipped" in result:
         pytest.skip(result["skipped"])
     return result

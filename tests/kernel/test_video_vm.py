@@ -11,12 +11,11 @@ the recording in DIR/video.
 from __future__ import annotations
 
 import wave
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from _vm import Qmp, guest_python, guest_results, guest_script, results_dir, run_vm, vm_tools_missing
+from _vm import answer_screendump, boot_dir, boot_guest, guest_step
 
 pytestmark = pytest.mark.kernel
 
@@ -27,21 +26,10 @@ from video_media import TONE_HZ, make_video, quadrant_colors  # noqa: E402
 SECONDS = 3
 
 
-def _answer(qmp: Qmp, cmd: Path) -> None:
-    """Carry out the guest's cmd-N: a screendump."""
-    import json
-
-    request = json.loads(cmd.read_text())
-    qmp.execute("screendump", filename=str(cmd.parent / request["file"]))
-
-
 @pytest.fixture(scope="module")
 def video_vm() -> dict[str, Any]:
     """The video boot's results (booted once, on first use)."""
-    reason = vm_tools_missing()
-    if reason:
-        pytest.skip(reason)
-    outdir = results_dir("video")
+    outdir = boot_dir("video")
     make_video(outdir / "movie.mp4", seconds=SECONDS, fps=10, size=(320, 240), tone=True)
     wav = outdir / "sound.wav"
     prepare = [
@@ -53,23 +41,10 @@ def video_vm() -> dict[str, Any]:
         "amixer -c 0 scontrols | sed -n \"s/^Simple mixer control '\\(.*\\)',.*/\\1/p\" | "
         'while read -r c; do amixer -q -c 0 sset "$c" 100% unmute 2>/dev/null; done',
     ]
-    script = guest_script(outdir, prepare, guest_python("tests/kernel/video_guest.py", outdir))
     qemu = f"-vga std -audiodev wav,id=snd0,path={wav} -device intel-hda -device hda-duplex,audiodev=snd0"
-    run = run_vm(outdir, script, qemu, _answer)
-    results = guest_results(run, "the video guest")
+    results = boot_guest(outdir, "video_guest.py", qemu, answer_screendump, prepare)
     results["_wav"] = str(wav)
     return results
-
-
-def _step(results: dict[str, Any], name: str) -> dict[str, Any]:
-    if "fatal" in results:
-        pytest.fail(f"the guest stopped: {results['fatal']['error']}\n{results['fatal'].get('traceback', '')}")
-    result = results.get(name)
-    if result is None:
-        pytest.fail(f"the guest did not reach {name} (logs in {results['_outdir']}); it has {sorted(results)}")
-    if "error" in result:
-        pytest.fail(f"{name} in the guest: {result['error']}\n{result.get('traceback', '')}")
-    return result
 
 
 def _shows_last_second(r: dict[str, Any]) -> None:
@@ -87,7 +62,7 @@ def test_play_onto_bochs_fb0(video_vm):
     """`fbgfx play movie.mp4 -d /dev/fb0`: the monitor shows the last frame, fitted, exactly
     what fbgfx wrote into the framebuffer."""
     assert video_vm["fb0"] and video_vm["sound_card"], video_vm
-    r = _step(video_vm, "fb0")
+    r = guest_step(video_vm, "fb0")
     assert r["returncode"] == 0, r["stderr"]
     assert r["size"] == [1280, 800]
     _shows_last_second(r)
@@ -97,7 +72,7 @@ def test_play_onto_bochs_fb0(video_vm):
 def test_play_onto_drm_with_sound(video_vm):
     """screen.play onto drm: in real time: every frame shown or dropped, the last one on
     the monitor."""
-    r = _step(video_vm, "drm")
+    r = guest_step(video_vm, "drm")
     assert r["path"].startswith("drm:") and r["size"] == [1280, 800], r
     assert r["shown"] + r["dropped"] == SECONDS * 10 and r["shown"] > 0, r
     assert not r["warnings"], r  # the sound card played
@@ -107,7 +82,7 @@ def test_play_onto_drm_with_sound(video_vm):
 
 def test_sound_holds_the_tone(video_vm):
     """What the guest played through snd-hda-intel, recorded by qemu, is the file's 440 Hz tone."""
-    _step(video_vm, "drm")
+    guest_step(video_vm, "drm")
     with wave.open(video_vm["_wav"]) as w:
         rate, channels, width = w.getframerate(), w.getnchannels(), w.getsampwidth()
         data = w.readframes(w.getnframes())
