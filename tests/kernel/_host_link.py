@@ -1,7 +1,7 @@
-"""Guest side shared by drm_guest.py and touch_guest.py: talking to the host and
-recording each step's result.
+"""Guest side shared by the *_guest.py scripts: talking to the host and recording each
+step's result.
 
-The guest asks the host (test_drm_vm.py, test_touch_vm.py; the answering thread is
+The guest asks the host (the test_*_vm.py harnesses; the answering thread is
 _vm.Responder) to do something by writing ``cmd-N`` (JSON) into the shared read/write
 directory, and waits for ``done-N``. Each step's result (or its error) goes into
 ``results.json`` there at once, for the host's assertions: one failure does not hide
@@ -15,6 +15,9 @@ import time
 import traceback
 from pathlib import Path
 from typing import Any, Callable
+
+import numpy as np
+from PIL import Image
 
 Step = Callable[[], Any]
 
@@ -51,6 +54,18 @@ class HostLink:
         if answer != "ok":
             raise RuntimeError(f"host: {answer}")
 
+    def screendump(self, name: str, device: str | None = None, head: int | None = None) -> np.ndarray:
+        """What qemu shows now on ``device`` (a qemu device id; qemu's first display if
+        None) and its ``head``, as (h, w, 3) RGB; kept as NAME.ppm (_vm.answer_screendump)."""
+        command: dict[str, Any] = {"do": "screendump", "file": f"{name}.ppm"}
+        if device:
+            command["device"] = device
+        if head is not None:
+            command["head"] = head
+        self.ask(**command)
+        with Image.open(self.rwdir / f"{name}.ppm") as im:
+            return np.asarray(im.convert("RGB"))
+
     def record(self, name: str, fn: Step) -> None:
         """Run one step; record its result (with "seconds" it took, unless it reports
         "seconds" of its own) or its error, and write the results so far."""
@@ -58,7 +73,7 @@ class HostLink:
         try:
             self.results[name] = fn()
         except Exception as e:
-            self.results[name] = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
+            self.results[name] = _error(e)
         if isinstance(self.results[name], dict):
             self.results[name].setdefault("seconds", round(time.monotonic() - start, 1))
         self.save()
@@ -72,6 +87,17 @@ class HostLink:
 
         return wrap
 
+    def record_fatal(self, exc: Exception) -> None:
+        """Record ``exc``, which stopped the guest between steps, as "fatal" (the host then
+        fails every test with it), and write the results."""
+        self.results["fatal"] = _error(exc)
+        self.save()
+
     def save(self) -> None:
         """Write the results so far into ``results.json``."""
         (self.rwdir / "results.json").write_text(json.dumps(self.results, indent=1))
+
+
+def _error(exc: Exception) -> dict[str, str]:
+    """An exception as the host reads it: its type and message, and the traceback."""
+    return {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}

@@ -22,7 +22,6 @@ import signal
 import subprocess
 import sys
 import time
-import traceback
 from pathlib import Path
 from typing import Any, Callable
 
@@ -45,23 +44,13 @@ KDGETMODE = 0x4B3B
 # -- talking to the host ------------------------------------------------------------------------
 
 
-def screendump(device: str | None, name: str) -> np.ndarray:
-    """What qemu shows on ``device`` now, as (h, w, 3) RGB; kept as NAME.ppm."""
-    command: dict[str, Any] = {"do": "screendump", "file": f"{name}.ppm"}
-    if device:
-        command["device"] = device
-    LINK.ask(**command)
-    with Image.open(LINK.rwdir / f"{name}.ppm") as im:
-        return np.asarray(im.convert("RGB"))
-
-
 def settled(device: str | None, name: str, tries: int = 8) -> np.ndarray:
     """A screendump once two in a row agree (fbdev emulation and virtio copy late)."""
     time.sleep(0.3)
-    last = screendump(device, name)
+    last = LINK.screendump(name, device)
     for _ in range(tries):
         time.sleep(0.3)
-        shot = screendump(device, name)
+        shot = LINK.screendump(name, device)
         if np.array_equal(shot, last):
             return shot
         last = shot
@@ -444,7 +433,7 @@ def main() -> None:
         else:
             run_fbdev()
     except Exception as e:
-        LINK.results["fatal"] = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
+        LINK.record_fatal(e)
     LINK.save()
 
 

@@ -28,7 +28,6 @@ sys.path.insert(0, str(REPO))
 import numpy as np  # noqa: E402
 from _host_link import HostLink  # noqa: E402  (beside this file)
 from drm_guest import compare, frame_picture, random_picture  # noqa: E402
-from PIL import Image  # noqa: E402
 
 import fbgfx  # noqa: E402
 import fbgfx.drm  # noqa: E402
@@ -40,21 +39,14 @@ LINK = HostLink(Path("."))  # main() points it at RWDIR
 VIRTIO, BOCHS = "gpu0", "bochs0"  # qemu device ids (test_monitors_vm.py)
 
 
-def screendump(device: str, head: int, name: str) -> np.ndarray:
-    """What qemu shows on one head of a display device, as (h, w, 3) RGB."""
-    LINK.ask(do="screendump", file=f"{name}.ppm", device=device, head=head)
-    with Image.open(LINK.rwdir / f"{name}.ppm") as im:
-        return np.asarray(im.convert("RGB"))
-
-
 def settled(device: str, head: int, name: str, want: np.ndarray | None = None, tries: int = 10) -> np.ndarray:
     """A screendump once it equals ``want`` or two in a row agree (virtio copies late)."""
-    last = screendump(device, head, name)
+    last = LINK.screendump(name, device, head)
     for _ in range(tries):
         if want is not None and last.shape == want.shape and np.array_equal(last, want):
             return last
         time.sleep(0.3)
-        shot = screendump(device, head, name)
+        shot = LINK.screendump(name, device, head)
         if want is None and np.array_equal(shot, last):
             return shot
         last = shot
@@ -255,9 +247,7 @@ def main() -> None:
     try:
         run()
     except Exception as e:
-        import traceback
-
-        LINK.results["fatal"] = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
+        LINK.record_fatal(e)
     LINK.save()
     print(json.dumps(sorted(LINK.results)))
 

@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 import time
-import traceback
 import warnings
 from pathlib import Path
 
@@ -20,20 +19,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np
 from _host_link import HostLink
-from PIL import Image
 
 import fbgfx
 
 # Where the quadrants' centres land on a 1280x800 screen for a 320x240 video, fitted:
 # 1067x800 in the middle (x 106..1173).
 POINTS = {"top-left": (373, 200), "top-right": (906, 200), "bottom-left": (373, 600), "bottom-right": (906, 600)}
-
-
-def screendump(link: HostLink, name: str) -> np.ndarray:
-    """What qemu's monitor shows, as RGB."""
-    link.ask(file=f"{name}.ppm")
-    with Image.open(link.rwdir / f"{name}.ppm") as im:
-        return np.asarray(im.convert("RGB"))
 
 
 def colors_at(picture: np.ndarray) -> dict[str, list[int]]:
@@ -43,10 +34,9 @@ def colors_at(picture: np.ndarray) -> dict[str, list[int]]:
     return found
 
 
-def main() -> None:
-    rwdir = Path(sys.argv[1])
-    link = HostLink(rwdir)
-    movie = str(rwdir / "movie.mp4")
+def run(link: HostLink) -> None:
+    """Play the video both ways, each a step in results.json."""
+    movie = str(link.rwdir / "movie.mp4")
     link.results["sound_card"] = os.path.exists("/dev/snd/pcmC0D0p")
     link.results["fb0"] = os.path.exists("/dev/fb0")
     link.save()
@@ -65,7 +55,7 @@ def main() -> None:
         seconds = time.monotonic() - start
         with fbgfx.open("/dev/fb0") as fb, fb.screen() as screen:
             played = screen.play(movie, fps=0, audio=False)
-            picture = screendump(link, "fb0")
+            picture = link.screendump("fb0")
             memory = np.asarray(fb.snapshot().convert("RGB"))
             size = fb.width, fb.height
         return {
@@ -86,7 +76,7 @@ def main() -> None:
             start = time.monotonic()
             played = screen.play(movie)
             seconds = time.monotonic() - start
-            picture = screendump(link, "drm")
+            picture = link.screendump("drm")
             memory = np.asarray(fb.snapshot().convert("RGB"))
             return {
                 "path": fb.path,
@@ -100,14 +90,14 @@ def main() -> None:
             }
 
 
-if __name__ == "__main__":
+def main() -> None:
+    link = HostLink(Path(sys.argv[1]))
     try:
-        main()
+        run(link)
     except Exception as e:  # recorded for the host: a guest that stops still says why
-        results = Path(sys.argv[1]) / "results.json"
-        import json
-
-        data = json.loads(results.read_text()) if results.exists() else {}
-        data["fatal"] = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
-        results.write_text(json.dumps(data, indent=1))
+        link.record_fatal(e)
         raise
+
+
+if __name__ == "__main__":
+    main()
