@@ -37,6 +37,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))  # serve_helpers: the tests' headless Chromium
 
+from _timing import median  # noqa: E402
 from serve_helpers import chromium  # noqa: E402
 
 import fbgfx  # noqa: E402
@@ -57,25 +58,14 @@ c.addEventListener("fbgfx-frame", () => {
 """
 
 
-def memcpy_ms(shape, dtype, repeats=50):
+def memcpy_ms(shape, dtype):
     src = np.ones(shape, dtype)
     dst = np.empty_like(src)
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        np.copyto(dst, src)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1000
+    return median(lambda: np.copyto(dst, src), 50) * 1000
 
 
 def median_ms(fn, repeats=30):
-    fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1000
+    return median(fn, repeats, warmup=1) * 1000
 
 
 def draw_dashboard(s, i, font):
