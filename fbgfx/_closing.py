@@ -16,9 +16,17 @@ import gc
 import os
 import queue
 import threading
+import time
 from typing import Any, TypeVar
 
-__all__ = ["ClosesOnExit", "close_dropped", "close_unreferenced", "close_waiting", "settle", "start_closer"]
+__all__ = [
+    "ClosesOnExit",
+    "close_dropped",
+    "close_unreferenced",
+    "close_waiting",
+    "settle",
+    "start_closer",
+]
 
 _Self = TypeVar("_Self", bound="ClosesOnExit")
 
@@ -46,12 +54,26 @@ _queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
 _closer: threading.Thread | None = None
 _closer_lock = threading.Lock()
 _collecting = False  # a garbage collection is under way (gc.callbacks)
+_here = threading.local()  # .full: a full collection started on this thread (close_unreferenced)
+# close_unreferenced waiting for the end of another thread's collection: one queue each
+# (SimpleQueue.put takes no lock another thread could hold as the collection starts)
+_gc_waiters: list[queue.SimpleQueue[None]] = []
 
 
 def _on_gc(phase: str, info: dict[str, int]) -> None:
     global _collecting
-    del info
     _collecting = phase == "start"
+    if _collecting:
+        if info.get("generation") == 2:
+            _here.full = True
+    else:
+        for waiter in tuple(_gc_waiters):
+            waiter.put(None)
+
+
+def _watch_gc() -> None:
+    if _on_gc not in gc.callbacks:
+        gc.callbacks.append(_on_gc)
 
 
 def start_closer() -> None:
@@ -61,8 +83,7 @@ def start_closer() -> None:
     with _closer_lock:
         if _closer is not None and _closer.is_alive():
             return
-        if _on_gc not in gc.callbacks:
-            gc.callbacks.append(_on_gc)
+        _watch_gc()
         _closer = threading.Thread(target=_run, name="fbgfx-closer", daemon=True)
         _closer.start()
 
@@ -115,8 +136,26 @@ def close_unreferenced(timeout: float = 5.0) -> None:
     """Have the garbage collector look for objects nobody refers to now, and wait until
     those it hands to the closer thread are closed: what a program opening a device that
     one of its own dropped displays still holds does. Call it holding no lock."""
-    gc.collect()
-    settle(timeout)
+    deadline = time.monotonic() + timeout
+    _watch_gc()
+    while True:
+        _here.full = False
+        gc.collect()
+        left = deadline - time.monotonic()
+        if _here.full or left <= 0:
+            break
+        # Another thread's collection was under way (gc.collect() then returns at once),
+        # which may have looked before the object was dropped: wait for its end, then
+        # collect again.
+        waiter: queue.SimpleQueue[None] = queue.SimpleQueue()
+        _gc_waiters.append(waiter)
+        try:
+            waiter.get(timeout=left if _collecting else 0.001)  # else it is ending: a moment
+        except queue.Empty:
+            pass
+        finally:
+            _gc_waiters.remove(waiter)
+    settle(max(0.0, deadline - time.monotonic()))
 
 
 def close_waiting(timeout: float = 1.0) -> None:
