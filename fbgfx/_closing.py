@@ -24,6 +24,7 @@ __all__ = [
     "close_dropped",
     "close_unreferenced",
     "close_waiting",
+    "on_closer_thread",
     "settle",
     "start_closer",
 ]
@@ -86,6 +87,11 @@ def start_closer() -> None:
         _watch_gc()
         _closer = threading.Thread(target=_run, name="fbgfx-closer", daemon=True)
         _closer.start()
+
+
+def on_closer_thread() -> bool:
+    """Whether this is the closer thread (closing something dropped)."""
+    return _closer is not None and threading.current_thread() is _closer
 
 
 def _running() -> bool:

@@ -7,12 +7,23 @@ reference going while another display closes.
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
+import textwrap
 import threading
 
+import pytest
 from fake_drm import FakeCard, make_mode
 from test_drm_dropped import assert_given_back, collect, live_displays, open_fb, refers_to
 
+import fbgfx
+from fbgfx.device import Framebuffer
+from fbgfx.drm import hotplug
+
 SMALL = (make_mode(64, 48, preferred=True),)
+TESTS = os.path.dirname(os.path.abspath(__file__))
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(os.path.dirname(fbgfx.__file__)), TESTS])}
 
 
 def test_connector_of_a_dropped_display_opens_while_another_thread_collects(monkeypatch):
@@ -89,3 +100,95 @@ def test_threads_reopening_the_connectors_of_their_dropped_displays_all_succeed(
     collect()
     assert live_displays() == 0
     assert card.fd == -1 and card.dumbs == {} and not card.master
+
+
+def _watcher_polls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Have the hotplug watcher (started after this) poll the fake cards at once and often."""
+    monkeypatch.setattr(hotplug, "_uevent_socket", lambda: None)
+    monkeypatch.setattr(hotplug, "POLL_INTERVAL", 0.01)
+
+
+def test_display_change_callback_opens_the_connector_of_a_dropped_display(monkeypatch):
+    """A callback (on the watcher thread) that closes its display and opens the connector a
+    dropped display still holds gets it: the watcher keeps no dropped display alive and the
+    closer does not wait for the watcher."""
+    _watcher_polls(monkeypatch)
+    card = FakeCard(heads=2)
+    gc.disable()  # the dropped display is found by the callback's open, not before
+    try:
+        first = open_fb(card, connector="Virtual-1")
+        dropped = open_fb(card, connector="Virtual-2")
+        dropped.on_display_change(refers_to(dropped))
+        del dropped
+        opened: list[Framebuffer | BaseException] = []
+        done = threading.Event()
+
+        def on_change(event: fbgfx.DisplayEvent) -> None:
+            if event.kind != "disconnected" or done.is_set():
+                return
+            first.close()
+            try:
+                opened.append(open_fb(card, connector="Virtual-2"))
+            except BaseException as e:
+                opened.append(e)
+            done.set()
+
+        first.on_display_change(on_change)
+        card.unplug(0)
+        assert done.wait(60)
+    finally:
+        gc.enable()
+    (again,) = opened
+    assert isinstance(again, Framebuffer), again
+    assert again.drm.connector == "Virtual-2"
+    again.close()
+    collect()
+    assert_given_back(card)  # the dropped display was closed too
+
+
+def _run(script: str) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` in a new interpreter that imports this tree and the fake cards."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=120,
+        cwd=TESTS,
+    )
+
+
+def test_last_reference_going_while_another_display_closes_does_not_hang():
+    """A display whose last reference goes while the watcher's list is being updated for
+    another display's close is closed as it goes, with no deadlock."""
+    out = _run(
+        """
+        import faulthandler, sys
+        faulthandler.dump_traceback_later(30, exit=True)
+        from fake_drm import FakeCard
+        from fbgfx.drm import DrmDevice, hotplug
+
+        keep = DrmDevice(FakeCard(), "drm:card0", console=False)
+        other_card = FakeCard()
+        other = DrmDevice(other_card, "drm:card0", console=False)
+        closing = DrmDevice(FakeCard(), "drm:card0", console=False)
+
+        class LastReference:
+            # as a weak reference to `other` would, but the program lets go of it (another
+            # thread's `del`) just as the watcher looks at it: what it returns is the last one
+            def __init__(self, obj):
+                self.obj = obj
+            def __call__(self):
+                obj, self.obj = self.obj, None
+                return obj
+
+        i = [r() for r in hotplug._watched].index(other)
+        hotplug._watched[i] = LastReference(other)
+        del other
+        closing.close()
+        assert other_card.fd == -1, "the dropped display was not closed"
+        keep.close()
+        print("ok")
+        """
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stdout + out.stderr

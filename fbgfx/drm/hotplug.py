@@ -25,6 +25,7 @@ import threading
 import weakref
 from typing import TYPE_CHECKING, Protocol
 
+from .. import _closing
 from ..errors import warn_on_error
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ __all__ = ["POLL_INTERVAL", "Watched", "is_drm_change", "parse_uevent", "rescan"
 POLL_INTERVAL = 2.0
 _NETLINK_KOBJECT_UEVENT = 15
 _KERNEL_GROUP = 1
+# How long the closer thread waits for the watcher to end (see unwatch)
+_CLOSER_JOIN = 1.0
 
 _lock = threading.Lock()
 _watched: list[weakref.ref[Watched]] = []
@@ -64,16 +67,27 @@ def watch(display: Watched) -> None:
 
 def unwatch(display: Watched) -> None:
     """Stop watching ``display``; the thread ends with the last one (not waited for
-    when called from the thread itself: a callback that closes its display)."""
+    when called from the thread itself, a callback that closes its display, and
+    waited for a moment only by the closer thread, which such a callback may wait for)."""
     global _thread
     with _lock:
+        # The displays are let go of after the lock (when the function returns): one whose
+        # last reference this is closes as it goes, and its close takes the lock.
+        alive = [(r, r()) for r in _watched]
         # also forgets displays collected meanwhile (their close comes after)
-        _watched[:] = [r for r in _watched if (d := r()) is not None and d is not display]
+        _watched[:] = [r for r, d in alive if d is not None and d is not display]
         if _watched or _thread is None:
             return
         thread, _thread = _thread, None
+    del alive
     if thread is threading.current_thread():
         thread.stop(close_at_exit=True)  # a callback closing its display: not waited for
+        return
+    if _closing.on_closer_thread():
+        # A display dropped unclosed: the watcher may be in a callback that waits for
+        # the closer (opening the connector this display holds): wait a moment only.
+        thread.stop(close_at_exit=True)
+        thread.join(_CLOSER_JOIN)
         return
     thread.stop()
     thread.join()
@@ -89,10 +103,15 @@ def watching() -> bool:
 def rescan(probe: bool = True) -> None:
     """Re-probe every watched display now (what a DRM uevent does)."""
     with _lock:
-        displays = [d for d in (r() for r in _watched) if d is not None]
-    for display in displays:
-        # one display's trouble must not stop the others' watching
-        warn_on_error(functools.partial(display.reprobe, probe), "re-probing a display")
+        refs = list(_watched)
+    for ref in refs:
+        # One at a time: a callback that opens the connector of a display the program
+        # dropped must not find it kept alive here.
+        display = ref()
+        if display is not None:
+            # one display's trouble must not stop the others' watching
+            warn_on_error(functools.partial(display.reprobe, probe), "re-probing a display")
+        del display
 
 
 def _after_fork_in_child() -> None:
