@@ -234,7 +234,10 @@ def _at_exit() -> None:
 
 
 def _forget_in_child() -> None:
-    global _pid
+    # Another thread (fbgfx's closer, closing a dropped display) may have held the lock
+    # as the process forked: the child, which has only the forking thread, gets a new one.
+    global _lock, _pid
+    _lock = threading.RLock()
     _pid = os.getpid()
     _entries.clear()  # the parent's devices are the parent's to restore
 

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import subprocess
 import sys
 import textwrap
 import threading
 
 import pytest
-from fake_drm import FakeCard, make_mode
+from fake_drm import CONSOLE_FB, CRTC, FakeCard, make_mode
 from test_drm_dropped import assert_given_back, collect, live_displays, open_fb, refers_to
 
 import fbgfx
+from fbgfx import _closing, _restore
 from fbgfx.device import Framebuffer
 from fbgfx.drm import hotplug
 
@@ -192,3 +194,38 @@ def test_last_reference_going_while_another_display_closes_does_not_hang():
         """
     )
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stdout + out.stderr
+
+
+def test_child_forked_while_the_closer_closes_a_display_opens_its_own():
+    """A process forked while the closer thread is inside a close (holding fbgfx's restore
+    registry) gets a child that opens and closes a display of its own without hanging."""
+    inside, release = threading.Event(), threading.Event()
+
+    class Closing:
+        """What the closer does in a dropped display's close: forget it in the registry."""
+
+        def close(self) -> None:
+            with _restore._lock:
+                inside.set()
+                release.wait(30)
+
+    _closing.start_closer()
+    _closing._queue.put(Closing())
+    try:
+        assert inside.wait(30)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            signal.alarm(30)  # a child that hangs dies of it
+            try:
+                card = FakeCard()
+                open_fb(card).close()
+                code = 0 if card.fd == -1 and card.states[CRTC].fb_id == CONSOLE_FB else 1
+            except BaseException:
+                code = 2
+            os._exit(code)
+    finally:
+        release.set()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert _closing.settle(30)
