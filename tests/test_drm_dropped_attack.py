@@ -229,3 +229,64 @@ def test_child_forked_while_the_closer_closes_a_display_opens_its_own():
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert _closing.settle(30)
+
+
+EXIT_SCRIPT = """
+import gc, os, signal, sys, threading
+from fake_drm import CONSOLE_FB, FakeCard
+from fbgfx import _closing
+from fbgfx.device import Framebuffer
+from fbgfx.drm import DrmDevice
+
+how = sys.argv[1]
+card = FakeCard()
+set_crtc = card.set_crtc
+
+
+def logged(crtc_id, fb_id, *rest):
+    if fb_id == CONSOLE_FB:
+        print("restored", flush=True)
+    return set_crtc(crtc_id, fb_id, *rest)
+
+
+card.set_crtc = logged
+
+
+def dropped():
+    fb = Framebuffer(DrmDevice(card, "drm:card0", console=False), "drm:card0")
+    screen = fb.screen()
+    with screen.frame() as s:
+        s.clear("red")
+    fb.on_display_change(lambda event: (fb, screen))
+
+
+dropped()
+if how.endswith("-queued"):  # the closer is busy: the display waits in its queue
+    release = threading.Event()
+
+    class Busy:
+        def close(self):
+            release.wait(60)
+
+    _closing._queue.put(Busy())
+if how != "exit":
+    gc.collect()
+if how.startswith("sigterm"):
+    os.kill(os.getpid(), signal.SIGTERM)
+print("end", flush=True)
+"""
+
+
+@pytest.mark.parametrize("how", ["exit", "collected", "collected-queued", "sigterm", "sigterm-queued"])
+def test_display_dropped_in_a_cycle_is_given_back_once_as_the_program_ends(how):
+    """A program ending (exit, or killed by SIGTERM) with a display dropped in a cycle (found
+    by the collector or not, waiting for a busy closer or not) gives its CRTC back exactly
+    once, with no traceback and no hang."""
+    out = subprocess.run(
+        [sys.executable, "-c", EXIT_SCRIPT, how], capture_output=True, text=True, env=ENV, timeout=120, cwd=TESTS
+    )
+    killed = how.startswith("sigterm")
+    assert out.returncode == (-signal.SIGTERM if killed else 0), out.stderr
+    lines = sorted(out.stdout.split())
+    assert lines == (["restored"] if killed else ["end", "restored"]), out.stdout + out.stderr
+    assert out.stderr == ""
