@@ -290,3 +290,70 @@ def test_display_dropped_in_a_cycle_is_given_back_once_as_the_program_ends(how):
     lines = sorted(out.stdout.split())
     assert lines == (["restored"] if killed else ["end", "restored"]), out.stdout + out.stderr
     assert out.stderr == ""
+
+
+SIGNAL_SCRIPT = """
+import gc, os, signal, sys, threading
+from fake_drm import CONSOLE_FB, FakeCard
+from fbgfx import _closing
+from fbgfx.device import Framebuffer
+from fbgfx.drm import DrmDevice, hotplug
+from fbgfx.drm import shared as shared_module
+
+
+def logging_card(name):
+    card = FakeCard()
+    set_crtc = card.set_crtc
+
+    def logged(crtc_id, fb_id, *rest):
+        if fb_id == CONSOLE_FB:
+            print("restored", name, flush=True)
+        return set_crtc(crtc_id, fb_id, *rest)
+
+    card.set_crtc = logged
+    return card
+
+
+def dropped():
+    fb = Framebuffer(DrmDevice(logging_card("dropped"), "drm:card0", console=False), "drm:card0")
+    fb.on_display_change(lambda event: fb)
+
+
+class Busy:
+    def close(self):
+        threading.Event().wait(60)
+
+
+dropped()
+_closing._queue.put(Busy())
+gc.collect()  # the dropped display waits for the (busy) closer
+
+
+class Signalled(list):
+    # SIGTERM arrives as fbgfx adds to this list, holding the lock that guards it
+    def append(self, item):
+        super().append(item)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+if sys.argv[1] == "watcher":
+    hotplug._watched = Signalled(hotplug._watched)
+else:
+    shared_module._registry = Signalled(shared_module._registry)
+Framebuffer(DrmDevice(logging_card("opening"), "drm:card0", console=False), "drm:card0")
+print("end", flush=True)
+"""
+
+
+@pytest.mark.parametrize("lock", ["watcher", "cards"])
+def test_sigterm_while_fbgfx_holds_a_lock_closes_waiting_displays_and_dies(lock):
+    """SIGTERM arriving while the main thread holds the hotplug watcher's or the card
+    registry's lock, with a dropped display waiting for the closer: the displays are given
+    back and the process dies of the signal instead of hanging."""
+    out = subprocess.run(
+        [sys.executable, "-c", SIGNAL_SCRIPT, lock], capture_output=True, text=True, env=ENV, timeout=60, cwd=TESTS
+    )
+    assert out.returncode == -signal.SIGTERM, out.stdout + out.stderr
+    # the card registry is joined before the opening display sets its CRTC: nothing to give back
+    shown = ["restored dropped", "restored opening"] if lock == "watcher" else ["restored dropped"]
+    assert sorted(out.stdout.splitlines()) == shown, out.stdout + out.stderr

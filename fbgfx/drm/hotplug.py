@@ -13,7 +13,9 @@ cheaply (the kernel's cached state, no EDID read).
 
 The thread starts with the first display watched and ends with the last; it holds no
 lock while it waits, and takes a display's card lock only to re-probe it. It holds the
-displays weakly: watching a display does not keep it alive.
+displays weakly: watching a display does not keep it alive. A fatal signal's restore
+waits while this thread holds the module's lock (:data:`fbgfx._restore.critical`): it
+may close a dropped display, which takes the lock.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import threading
 import weakref
 from typing import TYPE_CHECKING, Protocol
 
-from .. import _closing
+from .. import _closing, _restore
 from ..errors import warn_on_error
 
 if TYPE_CHECKING:
@@ -58,7 +60,7 @@ def watch(display: Watched) -> None:
     """Re-probe ``display`` on every DRM uevent until :func:`unwatch` (or until it is
     collected: it is held weakly)."""
     global _thread
-    with _lock:
+    with _restore.critical, _lock:
         _watched.append(weakref.ref(display))
         if _thread is None or not _thread.is_alive():
             _thread = _Watcher()
@@ -70,7 +72,7 @@ def unwatch(display: Watched) -> None:
     when called from the thread itself, a callback that closes its display, and
     waited for a moment only by the closer thread, which such a callback may wait for)."""
     global _thread
-    with _lock:
+    with _restore.critical, _lock:
         # The displays are let go of after the lock (when the function returns): one whose
         # last reference this is closes as it goes, and its close takes the lock.
         alive = [(r, r()) for r in _watched]
@@ -96,13 +98,13 @@ def unwatch(display: Watched) -> None:
 
 def watching() -> bool:
     """True while the watcher thread runs."""
-    with _lock:
+    with _restore.critical, _lock:
         return _thread is not None and _thread.is_alive()
 
 
 def rescan(probe: bool = True) -> None:
     """Re-probe every watched display now (what a DRM uevent does)."""
-    with _lock:
+    with _restore.critical, _lock:
         refs = list(_watched)
     for ref in refs:
         # One at a time: a callback that opens the connector of a display the program

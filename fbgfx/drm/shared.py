@@ -25,6 +25,7 @@ import threading
 import time
 from typing import Callable
 
+from .. import _restore
 from .._ffi import lib
 from ..console import Console, find_vt
 from ..errors import FramebufferError
@@ -93,7 +94,7 @@ class SharedCard:
     def for_path(cls, path: str, opener: Callable[[str], CardLike] = Card) -> SharedCard:
         """The shared card for ``path`` (opened now when no display of this process has it)."""
         key = os.path.realpath(path)
-        with _registry_lock:
+        with _restore.critical, _registry_lock:
             for shared in _registry:
                 if shared.key == key and shared.card.fd >= 0:
                     return shared
@@ -104,7 +105,7 @@ class SharedCard:
     @classmethod
     def for_card(cls, card: CardLike) -> SharedCard:
         """The shared card holding this open card (tests hand over fake cards)."""
-        with _registry_lock:
+        with _restore.critical, _registry_lock:
             for shared in _registry:
                 if shared.card is card:
                     return shared
@@ -115,7 +116,7 @@ class SharedCard:
     @staticmethod
     def open_cards() -> list[SharedCard]:
         """The cards displays of this process have open now."""
-        with _registry_lock:
+        with _restore.critical, _registry_lock:
             return list(_registry)
 
     def join(self, user: Claim, *, console: bool) -> None:
@@ -144,7 +145,7 @@ class SharedCard:
                 return
             while self._reading:  # a flip waiter reads the card without the lock: let it finish
                 self._done.wait(_READ_SLICE)
-            with _registry_lock:
+            with _restore.critical, _registry_lock:
                 if self in _registry:
                     _registry.remove(self)
             try:
@@ -172,7 +173,7 @@ class SharedCard:
         if user in self.users:
             self.users.remove(user)
         if not self.users:
-            with _registry_lock:
+            with _restore.critical, _registry_lock:
                 if self in _registry:
                     _registry.remove(self)
             try:
@@ -271,7 +272,7 @@ def _take_console() -> None:
     # One VT per process whatever the number of cards: graphics mode with the first
     # display, text mode again when the last one closes.
     global _console, _console_users
-    with _registry_lock:
+    with _restore.critical, _registry_lock:
         if _console_users == 0:
             console = Console(find_vt(), owns=True)
             console.graphics()
@@ -281,7 +282,7 @@ def _take_console() -> None:
 
 def _give_console() -> None:
     global _console, _console_users
-    with _registry_lock:
+    with _restore.critical, _registry_lock:
         _console_users -= 1
         if _console_users == 0 and _console is not None:
             console, _console = _console, None
