@@ -13,15 +13,17 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Callable
 
 import pytest
 from fake_drm import CONSOLE_FB, CRTC, FakeCard, make_mode
-from test_drm_dropped import assert_given_back, collect, live_displays, open_fb, refers_to
+from test_drm_dropped import RED, assert_given_back, collect, live_displays, open_fb, refers_to
 
 import fbgfx
 from fbgfx import _closing, _restore
 from fbgfx.device import Framebuffer
-from fbgfx.drm import hotplug
+from fbgfx.drm import DrmDevice, hotplug
+from fbgfx.drm.shared import SharedCard
 
 SMALL = (make_mode(64, 48, preferred=True),)
 TESTS = os.path.dirname(os.path.abspath(__file__))
@@ -357,3 +359,34 @@ def test_sigterm_while_fbgfx_holds_a_lock_closes_waiting_displays_and_dies(lock)
     # the card registry is joined before the opening display sets its CRTC: nothing to give back
     shown = ["restored dropped", "restored opening"] if lock == "watcher" else ["restored dropped"]
     assert sorted(out.stdout.splitlines()) == shown, out.stdout + out.stderr
+
+
+def test_opening_the_card_as_the_closer_closes_its_last_dropped_display_opens_it_anew(monkeypatch):
+    """Opening a display on a card just as the closer thread closes the last display on it
+    (dropped unclosed), and with it the card: the card is opened anew, no EBADF."""
+    cards: list[FakeCard] = []
+
+    def opener(path: str) -> FakeCard:
+        del path
+        cards.append(FakeCard())
+        return cards[-1]
+
+    spec = "drm:card0"
+    first = Framebuffer(DrmDevice.open(spec, console=False, opener=opener), spec)
+    first.on_display_change(refers_to(first))
+    del first
+    for_path = SharedCard.for_path
+
+    def closer_runs_meanwhile(path: str, opener: Callable[[str], FakeCard]) -> SharedCard:
+        shared = for_path(path, opener)
+        collect()  # the closer closes the dropped display, the last on the card, now
+        return shared
+
+    monkeypatch.setattr(SharedCard, "for_path", closer_runs_meanwhile)
+    with Framebuffer(DrmDevice.open(spec, console=False, opener=opener), spec) as fb:
+        with fb.screen().frame() as s:
+            s.clear("red")
+        assert len(cards) == 2 and (cards[1].scanout()[0, :4] == RED).all()
+    # the first: given back by the closer (the fake lets a closed card become master: not checked)
+    assert cards[0].fd == -1 and cards[0].states[CRTC].fb_id == CONSOLE_FB and cards[0].dumbs == {}
+    assert_given_back(cards[1])

@@ -240,14 +240,15 @@ class DrmDevice:
                     spec,
                 )
         shared = SharedCard.for_path(path, opener)
-        return cls(
-            shared,
-            spec,
-            connector=options.get("connector"),
-            mode=options.get("mode"),
-            format=options.get("format"),
-            console=console,
-        )
+        args = {"connector": options.get("connector"), "mode": options.get("mode"), "format": options.get("format")}
+        try:
+            return cls(shared, spec, console=console, **args)
+        except FramebufferError as e:
+            if e.errno != errno.EBADF or shared.card.fd >= 0:
+                raise
+        # The card closed meanwhile: the closer thread was closing the last display on
+        # it, which the program had dropped unclosed. Open it anew.
+        return cls(SharedCard.for_path(path, opener), spec, console=console, **args)
 
     # -- opening -------------------------------------------------------------------------------
 
