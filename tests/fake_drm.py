@@ -294,7 +294,10 @@ class FakeCard:
         return memory, id(memory)
 
     def detach(self, addr: int, length: int) -> None:
-        self.mappings = {k: v for k, v in self.mappings.items() if id(v[0]) != addr}
+        # in place, from a copy: other threads' displays map theirs meanwhile (as the kernel allows)
+        for k, v in self.mappings.copy().items():
+            if id(v[0]) == addr:
+                self.mappings.pop(k, None)
 
     def read_buffer(self, handle: int, length: int) -> bytes:
         memory, start = self.mappings[self.map_offset(handle)]

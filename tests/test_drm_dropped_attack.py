@@ -79,28 +79,54 @@ def test_connector_of_a_dropped_display_opens_while_another_thread_collects(monk
     assert_given_back(card)
 
 
-def test_threads_reopening_the_connectors_of_their_dropped_displays_all_succeed():
+@pytest.mark.parametrize("closing", [False, True])
+def test_threads_reopening_the_connectors_of_their_dropped_displays_all_succeed(closing):
     """Four threads each open their connector, give the display a callback referring to it,
-    drop it and open the connector again, 60 times: none gets EBUSY, none hangs."""
-    card = FakeCard(SMALL, heads=4)
+    drop it (or, every third time, close it) and open the connector again, 60 times, while
+    three threads drop displays on cards of their own, threads switching often: none gets
+    EBUSY, none hangs."""
+    card = FakeCard(SMALL, heads=5)
+    keeper = open_fb(card, connector="Virtual-5")  # the card stays open between the threads' displays
     errors: list[BaseException] = []
 
     def reopen(connector: str) -> None:
         try:
-            for _ in range(60):
+            for n in range(60):
                 fb = open_fb(card, connector=connector)
                 fb.on_display_change(refers_to(fb))
+                if closing and n % 3 == 0:
+                    fb.close()  # the others' displays are looked at as it unwatches
                 del fb
         except BaseException as e:
             errors.append(e)
 
+    def churn() -> None:
+        # displays on cards of their own, dropped: the closer unwatches them meanwhile
+        try:
+            for n in range(60):
+                fb = open_fb(FakeCard(SMALL))
+                fb.on_display_change(refers_to(fb))
+                del fb
+                if n % 5 == 0:
+                    gc.collect()
+        except BaseException as e:
+            errors.append(e)
+
     threads = [threading.Thread(target=reopen, args=(f"Virtual-{i}",)) for i in (1, 2, 3, 4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    threads += [threading.Thread(target=churn) for _ in range(3)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    finally:
+        sys.setswitchinterval(interval)
     assert not any(t.is_alive() for t in threads)
     assert errors == []
+    keeper.close()
+    del keeper
     collect()
     assert live_displays() == 0
     assert card.fd == -1 and card.dumbs == {} and not card.master
@@ -163,8 +189,8 @@ def _run(script: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_last_reference_going_while_another_display_closes_does_not_hang():
-    """A display whose last reference goes while the watcher's list is being updated for
-    another display's close is closed as it goes, with no deadlock."""
+    """A display whose last reference goes as the watcher looks at it (another display
+    closing, a rescan) is closed as it goes, with no deadlock."""
     out = _run(
         """
         import faulthandler, sys
@@ -178,18 +204,19 @@ def test_last_reference_going_while_another_display_closes_does_not_hang():
         closing = DrmDevice(FakeCard(), "drm:card0", console=False)
 
         class LastReference:
-            # as a weak reference to `other` would, but the program lets go of it (another
+            # as the watcher's weak reference to `other`, but the program lets go of it (another
             # thread's `del`) just as the watcher looks at it: what it returns is the last one
             def __init__(self, obj):
                 self.obj = obj
+
             def __call__(self):
                 obj, self.obj = self.obj, None
                 return obj
 
-        i = [r() for r in hotplug._watched].index(other)
-        hotplug._watched[i] = LastReference(other)
+        hotplug._watched[id(other)] = LastReference(other)
         del other
-        closing.close()
+        closing.close()  # the watcher forgets `closing`
+        hotplug.rescan()  # and looks at `other`
         assert other_card.fd == -1, "the dropped display was not closed"
         keep.close()
         print("ok")
@@ -338,8 +365,14 @@ class Signalled(list):
         os.kill(os.getpid(), signal.SIGTERM)
 
 
+class SignalledDict(dict):
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
 if sys.argv[1] == "watcher":
-    hotplug._watched = Signalled(hotplug._watched)
+    hotplug._watched = SignalledDict(hotplug._watched)
 else:
     shared_module._registry = Signalled(shared_module._registry)
 Framebuffer(DrmDevice(logging_card("opening"), "drm:card0", console=False), "drm:card0")

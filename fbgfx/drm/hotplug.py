@@ -43,7 +43,11 @@ _KERNEL_GROUP = 1
 _CLOSER_JOIN = 1.0
 
 _lock = threading.Lock()
-_watched: list[weakref.ref[Watched]] = []
+# id(display) -> weak reference. Nothing here dereferences a display under the lock: a
+# display whose last reference went there would be closed in place, and its close takes
+# the lock.
+_watched: dict[int, weakref.ref[Watched]] = {}
+_collected: list[tuple[int, weakref.ref[Watched]]] = []  # entries of displays collected
 _thread: _Watcher | None = None
 
 
@@ -60,8 +64,10 @@ def watch(display: Watched) -> None:
     """Re-probe ``display`` on every DRM uevent until :func:`unwatch` (or until it is
     collected: it is held weakly)."""
     global _thread
+    key = id(display)
     with _restore.critical, _lock:
-        _watched.append(weakref.ref(display))
+        _prune()
+        _watched[key] = weakref.ref(display, lambda ref: _forget(key, ref))
         if _thread is None or not _thread.is_alive():
             _thread = _Watcher()
             _thread.start()
@@ -73,15 +79,11 @@ def unwatch(display: Watched) -> None:
     waited for a moment only by the closer thread, which such a callback may wait for)."""
     global _thread
     with _restore.critical, _lock:
-        # The displays are let go of after the lock (when the function returns): one whose
-        # last reference this is closes as it goes, and its close takes the lock.
-        alive = [(r, r()) for r in _watched]
-        # also forgets displays collected meanwhile (their close comes after)
-        _watched[:] = [r for r, d in alive if d is not None and d is not display]
+        _prune()
+        _watched.pop(id(display), None)
         if _watched or _thread is None:
             return
         thread, _thread = _thread, None
-    del alive
     if thread is threading.current_thread():
         thread.stop(close_at_exit=True)  # a callback closing its display: not waited for
         return
@@ -96,6 +98,21 @@ def unwatch(display: Watched) -> None:
     thread.close_pipe()
 
 
+def _forget(key: int, ref: weakref.ref[Watched]) -> None:
+    """A watched display was collected: note it (no lock and no change to the dict: this
+    runs inside the garbage collector, maybe while this thread holds the lock or copies
+    the dict); :func:`_prune` drops its entry."""
+    _collected.append((key, ref))
+
+
+def _prune() -> None:
+    """Drop the entries of displays collected (hold the lock)."""
+    while _collected:
+        key, ref = _collected.pop()
+        if _watched.get(key) is ref:
+            del _watched[key]
+
+
 def watching() -> bool:
     """True while the watcher thread runs."""
     with _restore.critical, _lock:
@@ -105,7 +122,7 @@ def watching() -> bool:
 def rescan(probe: bool = True) -> None:
     """Re-probe every watched display now (what a DRM uevent does)."""
     with _restore.critical, _lock:
-        refs = list(_watched)
+        refs = list(_watched.values())
     for ref in refs:
         # One at a time: a callback that opens the connector of a display the program
         # dropped must not find it kept alive here.
@@ -124,6 +141,7 @@ def _after_fork_in_child() -> None:
     _lock = threading.Lock()
     thread, _thread = _thread, None
     _watched.clear()
+    _collected.clear()
     if thread is not None:
         thread.forget()
 
