@@ -422,7 +422,9 @@ class Screen(ClosesOnExit):
     def _shown(self) -> None:
         """A frame is on the screen: count it for whoever waits for frames."""
         if self._frames is not None:
-            self._frames.bump()
+            # a close from a signal handler waits: it takes the counter's lock too
+            with _restore.critical:
+                self._frames.bump()
 
 
 def resolve_rotate(rotate: object = None) -> int:

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -182,4 +183,39 @@ def test_sigterm_inside_present_restores_then_dies(tmp_path):
     out = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True, env=ENV, timeout=120)
     assert out.returncode == -signal.SIGTERM, out.stderr
     assert "survived" not in out.stdout
+    assert geometry(path) == ORIGINAL
+
+
+def test_close_from_handler_while_the_frame_is_counted(tmp_path, monkeypatch):
+    """A close from a signal handler arriving while present() counts its frame (the frame
+    counter's lock held) closes Screen and device after the count instead of hanging."""
+    path = tmp_path / "fb.raw"
+    fb = fbgfx.open(f"virtual:32x24:RGB565:file={path}:memory=8192")
+    screen = fb.screen(buffering="flip", console=False)
+    counter = screen._frames
+    assert counter is not None
+    count_open = counter._open
+    fired: list[bool] = []
+
+    def handler_arrives() -> int:
+        if not fired:
+            fired.append(True)
+            screen.close()  # what the application's handler does, arriving here
+            fb.close()
+        return count_open()
+
+    monkeypatch.setattr(counter, "_open", handler_arrives)
+    errors: list[BaseException] = []
+
+    def present() -> None:  # on a thread of its own: a hang fails the test instead of stopping it
+        try:
+            screen.present(np.full((24, 32, 3), 255, np.uint8))
+        except BaseException as e:
+            errors.append(e)
+
+    worker = threading.Thread(target=present, daemon=True)
+    worker.start()
+    worker.join(30)
+    assert not worker.is_alive(), "present() hung in the close"
+    assert errors == [] and fired and fb.closed and screen.closed
     assert geometry(path) == ORIGINAL
