@@ -35,6 +35,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(default: fbgfx-report in pytest's base temporary folder)",
     )
     group.addoption(
+        "--fbgfx-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=30.0,
+        help="how long wait_for_frame() and touches wait for the app by default (its frames, its "
+        "touchscreen); they return as soon as it is there (default 30)",
+    )
+    group.addoption(
         "--fbgfx-device",
         metavar="DEV",
         default=None,

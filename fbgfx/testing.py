@@ -50,8 +50,9 @@ DEFAULTS = {"width": 320, "height": 240, "format": "XRGB8888"}
 #: Environment variables the fixture clears so the app reads the test's display as it is:
 #: no touch device or calibration from the machine running the tests, no rotation.
 _CLEARED = ("FBGFX_TOUCH", "FBGFX_TOUCH_CALIBRATION", "FBGFX_ROTATE", "FBGFX_FRAMES")
-#: How long a touch waits for the app to open the display's touchscreen.
-TOUCH_TIMEOUT = 10.0
+#: How long wait_for_frame() and a touch wait for the app by default (``--fbgfx-timeout``):
+#: an app's first frame under emulation or on a small board can take many seconds to come.
+DEFAULT_TIMEOUT = 30.0
 
 _REPORT = pytest.StashKey["_golden.Report"]()
 
@@ -153,7 +154,7 @@ class Display:
         image: Image.Image = self._refreshed().snapshot()
         return image
 
-    def wait_for_frame(self, timeout: float = 5, *, frames: int = 1) -> int:
+    def wait_for_frame(self, timeout: float | None = None, *, frames: int = 1) -> int:
         """Return once an app has shown a frame no earlier call returned for.
 
         A frame is shown by a :class:`~fbgfx.Screen`'s ``flip()``, ``present()`` or the
@@ -162,7 +163,7 @@ class Display:
         call returns at once; returning takes all of them.
 
         Args:
-            timeout: Seconds to wait.
+            timeout: Seconds to wait (default: ``--fbgfx-timeout``, 30).
             frames: How many new frames to wait for: an app that shows two frames for
                 one touch (a frame for the touch, then a redrawn screen) is waited for
                 with ``frames=2``, however fast it shows them.
@@ -177,6 +178,8 @@ class Display:
         __tracebackhide__ = True
         if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
             raise ValueError(f"wait_for_frame(frames=...) takes a whole number of 1 or more, not {frames!r}")
+        if timeout is None:
+            timeout = self._test.timeout
         count = self._frames.wait_beyond(self._seen + frames - 1, timeout)
         if count is None:
             shown = self._frames.read()
@@ -204,8 +207,8 @@ class Display:
     def tap(self, x: float, y: float, *, timeout: float | None = None) -> None:
         """Touch panel pixel ``(x, y)`` and lift the finger (the app reads both at once).
 
-        Waits up to ``timeout`` seconds (default 10) for an app to open the display's
-        touchscreen first: touches nobody reads are lost, as on a real panel.
+        Waits up to ``timeout`` seconds (default ``--fbgfx-timeout``, 30) for an app to
+        open the display's touchscreen first: touches nobody reads are lost, as on a real panel.
 
         Raises:
             ValueError: ``(x, y)`` is outside the panel.
@@ -407,7 +410,7 @@ class Display:
         if self._finger.readers:
             return self._finger
         try:
-            self._finger.wait_for_reader(TOUCH_TIMEOUT if timeout is None else timeout)
+            self._finger.wait_for_reader(self._test.timeout if timeout is None else timeout)
         except FramebufferError as e:
             raise type(e)(e.errno or errno.ETIMEDOUT, f"{e.strerror}{self._ended()}", e.filename) from None
         return self._finger
@@ -483,6 +486,7 @@ class _Test:
         self.rotate = rotate
         self.baselines = Path(node.path).parent / "screens" / getattr(node, "originalname", node.name)
         self.update = bool(self.config.getoption("fbgfx_update"))
+        self.timeout = float(self.config.getoption("fbgfx_timeout", DEFAULT_TIMEOUT))
 
     def report(self) -> _golden.Report:
         report = self.config.stash.get(_REPORT, None)

@@ -434,6 +434,25 @@ def test_plugin_off_when_entry_point_installed(pytester, request):
     assert re.search(r"fbgfx_display", result.stdout.str())
 
 
+def test_fbgfx_timeout_sets_how_long_waits_last(pytester, run):
+    """--fbgfx-timeout is what wait_for_frame() and a touch wait when the test gives no timeout."""
+    pytester.makepyfile(
+        """
+        import pytest
+        from fbgfx import TouchError
+        from fbgfx.testing import FrameTimeout
+        def test_it(fbgfx_display):
+            with pytest.raises(FrameTimeout, match=r"waited 0.2 s for a new frame"):
+                fbgfx_display.wait_for_frame()
+            with pytest.raises(TouchError, match=r"within 0.2 s"):
+                fbgfx_display.tap(1, 1)
+            with pytest.raises(FrameTimeout, match=r"waited 0.1 s"):
+                fbgfx_display.wait_for_frame(0.1)
+        """
+    )
+    run("--fbgfx-timeout", "0.2").assert_outcomes(passed=1)
+
+
 def test_readme_example_runs(pytester, run):
     """README's "Testing your app" app and tests run as printed: --fbgfx-update writes pictures, then they pass."""
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
