@@ -8,13 +8,13 @@ it and hands it to fbgfx's closer thread; :func:`fbgfx._closing.settle` waits fo
 from __future__ import annotations
 
 import gc
-import json
 import os
 import threading
 import weakref
 from collections.abc import Callable
 
 from fake_drm import CONSOLE_FB, CRTC, FakeCard, make_mode
+from forking import in_child
 
 from fbgfx import _closing, _restore
 from fbgfx.device import Framebuffer
@@ -283,25 +283,16 @@ def test_forked_child_dropping_a_display_leaves_it_to_the_parent():
     card = FakeCard()
     fb = open_fb(card)
     fb.on_display_change(refers_to(fb))
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        os.close(r)
-        try:
-            card.calls.clear()
-            del fb
-            gc.collect()
-            _closing.close_waiting()
-            out = {"calls": card.calls}
-        except BaseException as e:
-            out = {"error": repr(e)}
-        os.write(w, json.dumps(out).encode())
-        os._exit(0)
-    os.close(w)
-    with os.fdopen(r, "rb") as f:
-        child = json.loads(f.read())
-    os.waitpid(pid, 0)
-    assert child == {"calls": []}
+
+    def child():
+        nonlocal fb
+        card.calls.clear()
+        del fb
+        gc.collect()
+        _closing.close_waiting()
+        return card.calls
+
+    assert in_child(child) == []
     with fb.screen().frame() as s:
         s.clear("red")
     assert (card.scanout()[0, :4] == RED).all()

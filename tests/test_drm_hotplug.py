@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import os
 import threading
 
 import pytest
 from fake_drm import CRTC, FakeCard, make_mode
+from forking import in_child
 
 import fbgfx
 from fbgfx.device import Framebuffer
@@ -212,24 +211,14 @@ def test_forked_child_leaves_both_displays_and_the_watcher_to_the_parent():
     card = FakeCard(heads=2)
     a, b = open_fb(card, connector="Virtual-1"), open_fb(card, connector="Virtual-2")
     draw(a.screen(), "red")
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        os.close(r)
-        try:
-            card.calls.clear()
-            a.close()
-            b.close()
-            out = {"calls": card.calls, "watching": hotplug.watching()}
-        except BaseException as e:
-            out = {"error": repr(e)}
-        os.write(w, json.dumps(out).encode())
-        os._exit(0)
-    os.close(w)
-    with os.fdopen(r, "rb") as f:
-        child = json.loads(f.read())
-    os.waitpid(pid, 0)
-    assert child == {"calls": ["close"], "watching": False}
+
+    def child():
+        card.calls.clear()
+        a.close()
+        b.close()
+        return {"calls": card.calls, "watching": hotplug.watching()}
+
+    assert in_child(child) == {"calls": ["close"], "watching": False}
     assert hotplug.watching() and card.fd >= 0 and card.master
     draw(b.screen(), "blue")
     assert (card.scanout(CRTC + 1)[0, :4] == BLUE).all()

@@ -18,6 +18,7 @@ import weakref
 import numpy as np
 import pytest
 from fake_drm import FakeCard
+from forking import in_child
 
 import fbgfx
 from fbgfx import _restore
@@ -170,27 +171,6 @@ def test_drm_views_and_screens_after_close():
 
 
 # -- fork ---------------------------------------------------------------------------------------------
-
-
-def in_child(body) -> dict:
-    """Run ``body()`` in a forked child; returns what it returned (JSON) or raises its error."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        os.close(r)
-        try:
-            out = {"ok": body()}
-        except BaseException as e:
-            out = {"error": f"{type(e).__name__}: {e}"}
-        os.write(w, json.dumps(out).encode())
-        os._exit(0)
-    os.close(w)
-    with os.fdopen(r, "rb") as f:
-        data = f.read()
-    os.waitpid(pid, 0)
-    result = json.loads(data)
-    assert "error" not in result, result["error"]
-    return result["ok"]
 
 
 def test_forked_child_closing_leaves_file_device_to_parent(tmp_path):
