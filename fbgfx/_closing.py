@@ -100,10 +100,19 @@ def _running() -> bool:
 
 
 def close_dropped(obj: Any) -> None:
-    """Close ``obj``, which is being collected unclosed (call it from its ``__del__``):
-    now, or on the closer thread when a garbage collection found it."""
-    if _collecting and _running():
-        _queue.put(obj)  # keeps obj alive until it is closed
+    """Close ``obj`` if it is being collected unclosed (call it from its ``__del__``):
+    now, or on the closer thread when a garbage collection found it.
+
+    Left alone: an object already closed (or never fully opened: no ``_closed`` yet),
+    and one a forked child inherited (``_pid`` is the opener's: the parent's to close).
+    """
+    try:
+        if getattr(obj, "_closed", True) or getattr(obj, "_pid", None) != os.getpid():
+            return
+        if _collecting and _running():
+            _queue.put(obj)  # keeps obj alive until it is closed
+            return
+    except Exception:  # noqa: BLE001 - nothing to report to during collection (or shutdown)
         return
     _close(obj)
 

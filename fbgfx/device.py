@@ -141,11 +141,7 @@ class Framebuffer(ClosesOnExit):
     def __del__(self) -> None:
         # A safety net, as for files: a device dropped without close() is put back as
         # it is collected (the restore registry holds it weakly). Programs close.
-        try:
-            if not getattr(self, "_closed", True) and getattr(self, "_pid", None) == os.getpid():
-                close_dropped(self)  # now, or on the closer thread if the garbage collector found it
-        except Exception:  # noqa: BLE001 - nothing to report to during collection (or shutdown)
-            pass
+        close_dropped(self)  # now, or on the closer thread if the garbage collector found it
 
     def adopt(self, part: Any) -> None:
         """Close ``part`` (call ``part.close()``) when this framebuffer closes, before

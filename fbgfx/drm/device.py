@@ -858,11 +858,7 @@ class DrmDevice:
         # and the restore registry hold it weakly), so a display whose own callback
         # refers to it goes with the garbage collector, which hands it to the closer
         # thread. Programs close.
-        try:
-            if not getattr(self, "_closed", True) and getattr(self, "_pid", None) == os.getpid():
-                _closing.close_dropped(self)
-        except Exception:  # noqa: BLE001 - nothing to report to during collection (or shutdown)
-            pass
+        _closing.close_dropped(self)
 
     def _teardown(self) -> None:
         if self._watched:
