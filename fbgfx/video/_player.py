@@ -226,8 +226,6 @@ class Player:
             if not isinstance(item, (str, os.PathLike, Video)):
                 raise TypeError(f"play takes paths or fbgfx.video.Video objects, not {type(item).__name__}")
         self.screen, self.items, self.options = screen, items, options
-        self.fit, self.loop, self.duration, self.audio = options.fit, options.loop, options.duration, options.audio
-        self.on_frame, self.fps, self.hwdec = options.on_frame, options.fps, options.hwdec
         self.box = _check_box(options.box, screen.width, screen.height)
         self.background = resolve(options.background, screen.format, screen.fb.palette).value
         # One libswscale thread, set explicitly: sws_scale(), the call that writes into
@@ -242,7 +240,7 @@ class Player:
             # a Video given plays as it is the first time, then is opened again
             return item.reopen if rounds else (lambda: item)
         path = os.fspath(item)
-        return lambda: Video(path, hwdec=self.hwdec, threads=self.options.threads)
+        return lambda: Video(path, hwdec=self.options.hwdec, threads=self.options.threads)
 
     def run(self, progress: Callable[[bool], None] | None = None) -> Played:  # noqa: C901 - one timeline, read top down
         """Play until the last file ends (never, with ``loop``), or ``duration``.
@@ -250,8 +248,9 @@ class Player:
         Args:
             progress: Called with ``dropped`` (bool) for every frame.
         """
+        fps = self.options.fps
         start = time.monotonic()
-        stop = None if self.duration is None else start + self.duration
+        stop = None if self.options.duration is None else start + self.options.duration
         order = [(i, 0) for i in range(len(self.items))]
         audio_out: AudioOut | None = None
         feeders: list[_Feeder] = []
@@ -264,9 +263,9 @@ class Player:
             opener = self._opener(0, 0)
             video = opener()
             owned.append(not isinstance(self.items[0], Video))
-            if self.audio and self.fps is None and video.has_audio:
+            if self.options.audio and fps is None and video.has_audio:
                 audio_out = open_audio(self.options.audio_device, video.audio_rate)
-            current = _Feeder(lambda: video, 0.0, audio_out, self.fps)
+            current = _Feeder(lambda: video, 0.0, audio_out, fps)
             feeders.append(current)
             position = 1
             upcoming: _Feeder | None = None
@@ -274,7 +273,7 @@ class Player:
             array = surface.array
             clock: _Clock | None = None  # the timeline's time, from the first frame shown
             index = 0  # frames handed out, for a fixed fps
-            period = 1 / self.fps if self.fps else 0.0
+            period = 1 / fps if fps else 0.0
             prepared_for: Video | None = None
             layout: tuple[Converter, tuple[int, int, int, int]] | None = None
             while True:
@@ -286,14 +285,14 @@ class Player:
                     if nxt is not None:
                         i, rounds = nxt
                         offset = current.offset + (current.end or 0.0)
-                        upcoming = _Feeder(self._opener(i, rounds), offset, audio_out, self.fps)
+                        upcoming = _Feeder(self._opener(i, rounds), offset, audio_out, fps)
                         feeders.append(upcoming)
                         owned.append(rounds > 0 or not isinstance(self.items[i], Video))
                         position += 1
                 if item is _END:
                     if upcoming is None:
-                        if clock is not None and current.end is not None and self.fps != 0:
-                            end = current.offset + current.end if self.fps is None else index * period
+                        if clock is not None and current.end is not None and fps != 0:
+                            end = current.offset + current.end if fps is None else index * period
                             self._wait(clock, end, stop)
                         break
                     # the file just played is closed now, not at the end: a loop runs for days
@@ -314,9 +313,9 @@ class Player:
                     self._bars(array, layout[1])
                 assert layout is not None
                 converter, rect = layout
-                when = index * period if self.fps else current.offset + t
+                when = index * period if fps else current.offset + t
                 index += 1
-                if clock is not None and self.fps != 0:
+                if clock is not None and fps != 0:
                     frame_period = period or (1 / video_now.fps if video_now.fps else 0.04)
                     if clock.now() >= when + frame_period and not self._last(current, upcoming):
                         dropped += 1
@@ -324,12 +323,12 @@ class Player:
                             progress(True)
                         continue
                 converter(frame)
-                if self.on_frame is not None:
+                if self.options.on_frame is not None:
                     if rect != self.box:
                         self._bars(array, rect)
-                    self.on_frame(surface, when)
+                    self.options.on_frame(surface, when)
                 self.screen.mark_dirty(rect)
-                if clock is not None and self.fps != 0:
+                if clock is not None and fps != 0:
                     if not self._wait(clock, when, stop):
                         break
                 self.screen.flip()
@@ -358,7 +357,7 @@ class Player:
         count = len(self.items)
         if position < count:
             return order[position]
-        if not self.loop:
+        if not self.options.loop:
             return None
         return position % count, position // count
 
@@ -389,7 +388,7 @@ class Player:
 
     def _converter(self, array: np.ndarray, video: Video) -> tuple[Converter, tuple[int, int, int, int]]:
         """The converter for ``video``'s frames, and the rectangle they are shown in."""
-        size, rect, crop = _layout(video.width, video.height, self.box, self.fit)
+        size, rect, crop = _layout(video.width, video.height, self.box, self.options.fit)
         x0, y0, x1, y1 = rect
         screen = self.screen
         converter = Converter(
