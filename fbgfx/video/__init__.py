@@ -19,12 +19,24 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._player import SETTLE, Played, Player, PlayOptions, Source
-from ._source import HWDEC, Video, import_av, open
+from ._source import HWDEC, Video, import_av, is_url, open
 
 if TYPE_CHECKING:
     from ..screen import Screen
 
-__all__ = ["HWDEC", "SETTLE", "PlayOptions", "Played", "Player", "Source", "Video", "import_av", "open", "play"]
+__all__ = [
+    "HWDEC",
+    "SETTLE",
+    "PlayOptions",
+    "Played",
+    "Player",
+    "Source",
+    "Video",
+    "import_av",
+    "is_url",
+    "open",
+    "play",
+]
 
 
 def play(screen: Screen, source: Source, options: PlayOptions | None = None) -> Played:

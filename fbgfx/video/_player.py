@@ -24,7 +24,7 @@ import queue
 import threading
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Union
 
@@ -99,10 +99,18 @@ class PlayOptions:
             raise ValueError(f"fit must be one of {', '.join(FITS)}, not {self.fit!r}")
         if self.hwdec not in HWDEC:
             raise ValueError(f"hwdec must be one of {', '.join(HWDEC)}, not {self.hwdec!r}")
-        if self.duration is not None and not self.duration >= 0:
-            raise ValueError(f"duration must be seconds >= 0, not {self.duration!r}")
-        if self.fps is not None and not self.fps >= 0:
-            raise ValueError(f"fps must be >= 0, not {self.fps!r}")
+        _check_number("duration", self.duration, "seconds >= 0")
+        _check_number("fps", self.fps, ">= 0")
+
+
+def _check_number(name: str, value: object, what: str) -> None:
+    """A one-line error for ``value`` that is not a number ``>= 0`` (or None)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be {what} (a number), not {type(value).__name__} {value!r}")
+    if not value >= 0:
+        raise ValueError(f"{name} must be {what}, not {value!r}")
 
 
 _DEFAULTS = PlayOptions()
@@ -140,17 +148,11 @@ class _Feeder:
             self.video = video = make()
             if self.audio is not None:
                 self.audio.new_source()
-            last = previous = None
-            for kind, frame, t in video.frames():
-                if self._stop.is_set():
-                    return
-                if kind == "audio":
-                    if self.audio is not None:
-                        self.audio.put(frame, self.offset + t)
-                    continue
-                if not self._put((frame, t)):
-                    return
-                previous, last = last, t
+            with contextlib.closing(video.frames()) as frames:
+                times = self._feed(frames)
+            if times is None:
+                return  # the play stopped
+            last, previous = times
             period = (last - previous) if last is not None and previous is not None else None
             if not period or period <= 0:
                 period = 1 / video.fps if video.fps else 0.04
@@ -166,6 +168,22 @@ class _Feeder:
         except BaseException as e:  # noqa: BLE001 - handed to the player's thread, raised there
             self.done.set()
             self._put(e)
+
+    def _feed(self, frames: Iterator[tuple[str, Any, float]]) -> tuple[float | None, float | None] | None:
+        """Queue the pictures, hand the sound over; the times of the last two pictures,
+        or None when the play stopped first."""
+        last = previous = None
+        for kind, frame, t in frames:
+            if self._stop.is_set():
+                return None
+            if kind == "audio":
+                if self.audio is not None:
+                    self.audio.put(frame, self.offset + t)
+                continue
+            if not self._put((frame, t)):
+                return None
+            previous, last = last, t
+        return last, previous
 
     def _put(self, item: Any) -> bool:
         """Queue ``item``, waiting for room; False when the play stopped first."""
@@ -216,8 +234,10 @@ class Player:
 
     def __init__(self, screen: Screen, source: Source, options: PlayOptions = _DEFAULTS) -> None:
         options.check()
-        if isinstance(source, (str, os.PathLike, Video)):
-            items: list[Any] = [source]
+        if isinstance(source, (str, os.PathLike, Video, bytes, bytearray, memoryview)) or not isinstance(
+            source, Sequence
+        ):
+            items: list[Any] = [source]  # a bytes source is refused below, not read as numbers
         else:
             items = list(source)
         if not items:
@@ -225,6 +245,8 @@ class Player:
         for item in items:
             if not isinstance(item, (str, os.PathLike, Video)):
                 raise TypeError(f"play takes paths or fbgfx.video.Video objects, not {type(item).__name__}")
+            if isinstance(item, Video) and item.closed:
+                raise ValueError(f"{item.path}: the Video is closed")
         self.screen, self.items, self.options = screen, items, options
         self.box = _check_box(options.box, screen.width, screen.height)
         self.background = resolve(options.background, screen.format, screen.fb.palette).value
@@ -234,11 +256,10 @@ class Player:
         # ahead while this thread converts and flips.
         self.sws_threads = 1
 
-    def _opener(self, index: int, rounds: int) -> Callable[[], Video]:
+    def _opener(self, index: int) -> Callable[[], Video]:
         item = self.items[index]
         if isinstance(item, Video):
-            # a Video given plays as it is the first time, then is opened again
-            return item.reopen if rounds else (lambda: item)
+            return lambda: item  # each pass over a Video reads the file on its own
         path = os.fspath(item)
         return lambda: Video(path, hwdec=self.options.hwdec, threads=self.options.threads)
 
@@ -260,7 +281,7 @@ class Player:
         sync = _Sync()
         try:
             # the first file opens here: a file that cannot play fails before the screen changes
-            opener = self._opener(0, 0)
+            opener = self._opener(0)
             video = opener()
             owned.append(not isinstance(self.items[0], Video))
             if self.options.audio and fps is None and video.has_audio:
@@ -283,11 +304,11 @@ class Player:
                 if current.done.is_set() and upcoming is None:
                     nxt = self._next(order, position)
                     if nxt is not None:
-                        i, rounds = nxt
+                        i, _round = nxt
                         offset = current.offset + (current.end or 0.0)
-                        upcoming = _Feeder(self._opener(i, rounds), offset, audio_out, fps)
+                        upcoming = _Feeder(self._opener(i), offset, audio_out, fps)
                         feeders.append(upcoming)
-                        owned.append(rounds > 0 or not isinstance(self.items[i], Video))
+                        owned.append(not isinstance(self.items[i], Video))
                         position += 1
                 if item is _END:
                     if upcoming is None:

@@ -17,9 +17,11 @@ import builtins
 import glob
 import math
 import os
+import re
 import struct
+import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import numpy as np
@@ -105,11 +107,13 @@ def hardware_present() -> bool:
     return bool(glob.glob("/dev/video*"))
 
 
-def open(path: str, *, hwdec: str = "auto", threads: int | None = None) -> Video:  # mirrors builtins.open
+def open(  # mirrors builtins.open
+    path: str | os.PathLike[str], *, hwdec: str = "auto", threads: int | None = None
+) -> Video:
     """Open a video file (any container and codec FFmpeg reads).
 
     Args:
-        path: The file.
+        path: The file; a URL only when written as one (``scheme://...``).
         hwdec: ``"auto"``: decode in hardware where the platform has a decoder for the
             codec (Raspberry Pi's ``h264_v4l2m2m``), falling back to software with one
             warning; ``"none"``: software only.
@@ -121,184 +125,113 @@ def open(path: str, *, hwdec: str = "auto", threads: int | None = None) -> Video
     Raises:
         ImportError: PyAV is missing.
         FileNotFoundError: No such file.
+        TypeError: ``path`` is not a path (bytes, a number...).
         VideoError: FFmpeg cannot open it, it has no video stream, or no decoder.
     """
     return Video(path, hwdec=hwdec, threads=threads)
 
 
-class Video:
-    """An open video file.
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
-    Iterating gives ``(t, rgb)`` for every frame: its time in seconds from the first
-    frame and the picture upright as a ``(height, width, 3)`` uint8 array (a new one
-    each frame: for programs that draw frames their own way; :meth:`fbgfx.Screen.play`
-    converts straight into the display's format instead).
 
-    Attributes:
-        path: The file.
-        width: Width of the upright picture (after the file's display-matrix rotation,
-            as phones record).
-        height: Height of the upright picture.
-        fps: Frames per second (the stream's average; 0.0 when unknown).
-        duration: Seconds, or None when the file does not say.
-        has_audio: Whether the file has an audio stream.
-        audio_rate: Its samples per second.
-        rotation: Degrees the decoded picture is turned clockwise to stand upright.
-        codec: FFmpeg's name of the video codec.
-        decoder: The decoder in use (e.g. ``h264`` or ``h264_v4l2m2m``).
+def is_url(path: str) -> bool:
+    """True for ``scheme://...``: what FFmpeg may fetch over the network. Anything else is
+    a local path, even one FFmpeg would read as a protocol (a folder named ``http:``)."""
+    return _URL.match(path) is not None
+
+
+def _location(path: str) -> str:
+    """What FFmpeg is given for ``path``: a URL as it is, a local file as ``file:`` and
+    its absolute path (so no part of a file name is taken for a protocol)."""
+    return path if is_url(path) else "file:" + os.path.abspath(path)
+
+
+def _check_path(path: object) -> str:
+    """``path`` as a str, or a one-line TypeError naming what was given instead."""
+    if isinstance(path, (bytes, bytearray, memoryview)):
+        raise TypeError("a video is opened by its path (str or os.PathLike), not by bytes; write them to a file first")
+    try:
+        text = os.fspath(path)  # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(f"a video is opened by its path (str or os.PathLike), not {type(path).__name__}") from None
+    if not isinstance(text, str):
+        raise TypeError(f"a video is opened by its path (str or os.PathLike), not {type(text).__name__}")
+    return text
+
+
+class _Reader:
+    """One pass over a video file: its own container, decoders and position.
+
+    Every step holds :attr:`lock`, and so does :meth:`close`: a reader closed from
+    another thread (its Video's close()) never frees FFmpeg's state under a decode.
     """
 
-    def __init__(self, path: str, *, hwdec: str = "auto", threads: int | None = None) -> None:
-        if hwdec not in HWDEC:
-            raise ValueError(f"hwdec must be one of {', '.join(HWDEC)}, not {hwdec!r}")
-        if threads is not None and not (isinstance(threads, int) and 0 < threads <= 64):
-            raise ValueError(f"threads must be 1..64, not {threads!r}")
-        av = import_av()
-        self.path = os.fspath(path)
-        self._hwdec, self._threads = hwdec, threads
-        self._closed = False
-        if os.path.isdir(self.path):
-            raise VideoError(self.path, "is a directory, not a video")
-        if not os.path.exists(self.path):
-            raise FileNotFoundError(2, "No such file or directory", self.path)
+    def __init__(self, av: Any, path: str, hwdec: str, threads: int | None) -> None:
+        self.path, self.lock, self.closed, self.errors = path, threading.Lock(), False, 0
         try:
-            self._container = av.open(self.path)
+            self.container = av.open(_location(path))
         except _errors(av) as e:
-            raise VideoError(self.path, f"not a video FFmpeg can read ({_reason(e)})") from None
+            raise VideoError(path, f"not a video FFmpeg can read ({_reason(e)})") from None
         try:
-            try:
-                self._setup(av)
-            except _HardwareFailed as e:  # opened, but decodes nothing: software instead
-                warnings.warn(
-                    f"{self.path}: hardware decoder {e} decoded no frame; decoding in software",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
-                self._container.close()
-                self._container = av.open(self.path)
-                self._hwdec = "none"
-                self._setup(av)
+            self._setup(av, hwdec, threads)
         except BaseException:
             self.close()
             raise
 
-    def _setup(self, av: Any) -> None:
-        container = self._container
+    def _setup(self, av: Any, hwdec: str, threads: int | None) -> None:
+        container = self.container
         videos = list(container.streams.video)
         if not videos:
             raise VideoError(self.path, "has no video stream")
-        self._stream = stream = videos[0]
+        self.stream = stream = videos[0]
         audios = list(container.streams.audio)
-        self._audio = audios[0] if audios else None
-        self.has_audio = self._audio is not None
-        sample_rate = getattr(self._audio.codec_context, "sample_rate", None) if self._audio is not None else None
-        self.audio_rate = int(sample_rate or 48000)
-        self.codec = stream.codec_context.name if stream.codec_context is not None else "unknown"
+        self.audio = audios[0] if audios else None
         rate = stream.average_rate or getattr(stream, "guessed_rate", None)
         self.fps = float(rate) if rate else 0.0
         self._time_base = float(stream.time_base) if stream.time_base else 0.0
-        if container.duration:
-            self.duration: float | None = container.duration / 1_000_000
-        elif stream.duration and stream.time_base:
-            self.duration = float(stream.duration * stream.time_base)
-        else:
-            self.duration = None
-        self._decoder = self._open_decoder(av)
-        self.decoder: str = self._decoder.name
-        self._packets = container.demux(*([stream] + ([self._audio] if self._audio is not None else [])))
+        self.decoder = _open_decoder(av, stream, hwdec, threads, self.path)
+        self._packets = container.demux(*([stream] + ([self.audio] if self.audio is not None else [])))
         self._pending: list[tuple[str, Any, float]] = []
         self._start: float | None = None  # the first video frame's time
         self._last = -1.0
-        self.errors = 0  # damaged packets skipped
-        first = self._next_video()
-        if first is None and self._decoder is not stream.codec_context:
-            raise _HardwareFailed(self._decoder.name)
-        if first is None:
-            raise VideoError(self.path, f"no video frame could be decoded ({self.codec})")
-        self.rotation = _rotation(first[1], stream, self.path if "mp4" in container.format.name else None)
-        turn = self.rotation // 90
-        w, h = first[1].width, first[1].height
-        self.width, self.height = (h, w) if turn % 2 else (w, h)
 
-    def _open_decoder(self, av: Any) -> Any:
-        """The decoding context: a hardware one where asked and available, else the
-        stream's own, with frame threads."""
-        stream = self._stream
-        software = stream.codec_context
-        if software is None:
-            raise VideoError(self.path, "has a video codec FFmpeg cannot decode")
-        if self._hwdec == "auto" and hardware_present():
-            for name in HW_DECODERS.get(software.name, ()):
-                if name not in av.codecs_available:
-                    continue
-                try:
-                    ctx = av.CodecContext.create(name, "r")
-                    if software.extradata:
-                        ctx.extradata = software.extradata
-                    ctx.width, ctx.height = software.width, software.height
-                    ctx.open()
-                    return ctx
-                except (_errors(av), ValueError, TypeError, AttributeError) as e:
-                    warnings.warn(
-                        f"{self.path}: hardware decoder {name} unavailable ({_reason(e)}); decoding in software",
-                        RuntimeWarning,
-                        stacklevel=4,
-                    )
-                    break
-        try:
-            software.thread_type = "AUTO"  # frame threads, and slice threads where frames cannot
-            # one per core and one more, FFmpeg's own rule for frame threads: a frame
-            # thread waiting for its reference keeps no core idle (measured fastest)
-            software.thread_count = self._threads or min((os.cpu_count() or 1) + 1, 16)
-        except (AttributeError, ValueError, TypeError):
-            pass
-        return software
+    def first(self) -> Any:
+        """Decode the first video frame (kept for :meth:`items`) and return it.
 
-    @property
-    def closed(self) -> bool:
-        """True once :meth:`close` has run."""
-        return self._closed
+        Raises:
+            _HardwareFailed: A hardware decoder gave no frame.
+            VideoError: No frame at all.
+        """
+        found = self._next_video()
+        if found is None and self.decoder is not self.stream.codec_context:
+            raise _HardwareFailed(self.decoder.name)
+        if found is None:
+            codec = self.stream.codec_context.name if self.stream.codec_context is not None else "unknown"
+            raise VideoError(self.path, f"no video frame could be decoded ({codec})")
+        return found[1]
 
     def close(self) -> None:
-        """Close the file; safe twice."""
-        if self._closed:
-            return
-        self._closed = True
-        container = getattr(self, "_container", None)
-        if container is not None:
-            container.close()
-
-    def __enter__(self) -> Video:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        state = "closed" if self._closed else f"{self.width}x{self.height} {self.fps:g} fps {self.decoder}"
-        return f"<Video {self.path!r} {state}>"
-
-    def reopen(self) -> Video:
-        """The same file opened again, with the same options (a loop's next round)."""
-        return Video(self.path, hwdec=self._hwdec, threads=self._threads)
-
-    # -- decoding ------------------------------------------------------------------------------
-
-    def frames(self) -> Iterator[tuple[str, Any, float]]:
-        """Decoded frames in decoding order: ``("video", av.VideoFrame, t)`` and
-        ``("audio", av.AudioFrame, t)``, ``t`` in seconds from the first video frame.
-
-        A damaged packet is skipped (counted in ``errors``); the file ends where its
-        data ends.
-        """
-        while True:
-            if self._pending:
-                yield self._pending.pop(0)
-                continue
-            if self._next_video() is None:
-                while self._pending:
-                    yield self._pending.pop(0)
+        """Close the file (waiting for a decode step under way); safe twice."""
+        with self.lock:
+            if self.closed:
                 return
+            self.closed = True
+            container = getattr(self, "container", None)
+            if container is not None:
+                container.close()
+
+    def items(self) -> Iterator[tuple[str, Any, float]]:
+        """Decoded frames in decoding order (see :meth:`Video.frames`)."""
+        while True:
+            with self.lock:
+                if self.closed:
+                    raise ValueError(f"{self.path}: the video was closed while it was read")
+                if not self._pending:
+                    self._next_video()
+                if not self._pending:
+                    return
+                item = self._pending.pop(0)
+            yield item
 
     def _next_video(self) -> tuple[str, Any, float] | None:
         """Decode until the next video frame is in ``_pending``; return it, or None at the end."""
@@ -313,18 +246,18 @@ class Video:
                 packet = None
             if packet is None:
                 # the end: what the decoders still hold comes out
-                found = self._decode(self._decoder, None, video=True)
-                if self._audio is not None:
-                    self._decode(self._audio.codec_context, None, video=False)
+                found = self._decode(self.decoder, None, video=True)
+                if self.audio is not None:
+                    self._decode(self.audio.codec_context, None, video=False)
                 return found
-            if packet.stream is self._stream:
+            if packet.stream is self.stream:
                 if packet.size == 0:
                     continue  # demux()'s end-of-stream marker: flushed above
-                found = self._decode(self._decoder, packet, video=True)
+                found = self._decode(self.decoder, packet, video=True)
                 if found is not None:
                     return found
             elif packet.size:
-                self._decode(self._audio.codec_context if self._audio is not None else None, packet, video=False)
+                self._decode(self.audio.codec_context if self.audio is not None else None, packet, video=False)
 
     def _decode(self, ctx: Any, packet: Any, *, video: bool) -> tuple[str, Any, float] | None:
         av = import_av()
@@ -365,17 +298,244 @@ class Video:
                 t = self._last + 1e-6
             self._last = t
             return t
-        if pts is None or self._audio is None or not self._audio.time_base:
+        if pts is None or self.audio is None or not self.audio.time_base:
             return None
-        t = float(pts * self._audio.time_base)
+        t = float(pts * self.audio.time_base)
         return t - (self._start if self._start is not None else t)
 
+
+def _open_decoder(av: Any, stream: Any, hwdec: str, threads: int | None, path: str) -> Any:
+    """The decoding context: a hardware one where asked and available, else the
+    stream's own, with frame threads."""
+    software = stream.codec_context
+    if software is None:
+        raise VideoError(path, "has a video codec FFmpeg cannot decode")
+    if hwdec == "auto" and hardware_present():
+        for name in HW_DECODERS.get(software.name, ()):
+            if name not in av.codecs_available:
+                continue
+            try:
+                ctx = av.CodecContext.create(name, "r")
+                if software.extradata:
+                    ctx.extradata = software.extradata
+                ctx.width, ctx.height = software.width, software.height
+                ctx.open()
+                return ctx
+            except (_errors(av), ValueError, TypeError, AttributeError) as e:
+                warnings.warn(
+                    f"{path}: hardware decoder {name} unavailable ({_reason(e)}); decoding in software",
+                    RuntimeWarning,
+                    stacklevel=5,
+                )
+                break
+    try:
+        software.thread_type = "AUTO"  # frame threads, and slice threads where frames cannot
+        # one per core and one more, FFmpeg's own rule for frame threads: a frame
+        # thread waiting for its reference keeps no core idle (measured fastest)
+        software.thread_count = threads or min((os.cpu_count() or 1) + 1, 16)
+    except (AttributeError, ValueError, TypeError):
+        pass
+    return software
+
+
+class Video:
+    """An open video file.
+
+    Iterating gives ``(t, rgb)`` for every frame: its time in seconds from the first
+    frame and the picture upright, at its display aspect, as a ``(height, width, 3)``
+    uint8 array (a new one each frame: for programs that draw frames their own way;
+    :meth:`fbgfx.Screen.play` converts straight into the display's format instead).
+
+    A Video can be read any number of times, by several plays at once: each pass
+    (an iteration, a play, a round of a loop) reads the file on its own; the first
+    pass uses the decoding started by :func:`open`. Once closed, it raises ValueError.
+
+    Attributes:
+        path: The file.
+        width: Width of the upright picture as it is shown (after the file's
+            display-matrix rotation, as phones record, and its sample aspect ratio:
+            a 720x576 16:9 DVD is 1024 wide).
+        height: Height of the upright picture.
+        fps: Frames per second (the stream's average; 0.0 when unknown).
+        duration: Seconds, or None when the file does not say.
+        has_audio: Whether the file has an audio stream.
+        audio_rate: Its samples per second.
+        rotation: Degrees the decoded picture is turned clockwise to stand upright.
+        codec: FFmpeg's name of the video codec.
+        decoder: The decoder in use (e.g. ``h264`` or ``h264_v4l2m2m``).
+        errors: Damaged packets skipped by the last pass that ended.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, hwdec: str = "auto", threads: int | None = None) -> None:
+        if hwdec not in HWDEC:
+            raise ValueError(f"hwdec must be one of {', '.join(HWDEC)}, not {hwdec!r}")
+        if threads is not None and not (isinstance(threads, int) and 0 < threads <= 64):
+            raise ValueError(f"threads must be 1..64, not {threads!r}")
+        self.path = _check_path(path)
+        av = import_av()
+        self._hwdec, self._threads = hwdec, threads
+        self._closed = False
+        self._lock = threading.Lock()
+        self._fresh: _Reader | None = None  # the pass open() started, until a pass takes it
+        self._readers: list[_Reader] = []  # passes under way
+        self.errors = 0
+        if not is_url(self.path):
+            if os.path.isdir(self.path):
+                raise VideoError(self.path, "is a directory, not a video")
+            if not os.path.exists(self.path):
+                raise FileNotFoundError(2, "No such file or directory", self.path)
+        try:
+            reader = _Reader(av, self.path, hwdec, threads)
+            try:
+                first = reader.first()
+            except _HardwareFailed as e:  # opened, but decodes nothing: software instead
+                reader.close()
+                warnings.warn(
+                    f"{self.path}: hardware decoder {e} decoded no frame; decoding in software",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+                self._hwdec = "none"
+                reader = _Reader(av, self.path, "none", threads)
+                first = reader.first()
+        except _errors(av) as e:
+            raise VideoError(self.path, _reason(e)) from None
+        self._fresh = reader
+        self._describe(reader, first)
+
+    def _describe(self, reader: _Reader, first: Any) -> None:
+        """The attributes, from the first pass and its first frame."""
+        stream, container = reader.stream, reader.container
+        self.has_audio = reader.audio is not None
+        sample_rate = getattr(reader.audio.codec_context, "sample_rate", None) if reader.audio is not None else None
+        self.audio_rate = int(sample_rate or 48000)
+        self.codec = stream.codec_context.name if stream.codec_context is not None else "unknown"
+        self.fps = reader.fps
+        if container.duration:
+            self.duration: float | None = container.duration / 1_000_000
+        elif stream.duration and stream.time_base:
+            self.duration = float(stream.duration * stream.time_base)
+        else:
+            self.duration = None
+        self.decoder: str = reader.decoder.name
+        self.rotation = _rotation(first, stream, self.path if "mp4" in container.format.name else None)
+        # the picture as shown before it is turned: the coded size at the sample aspect
+        self._shown = _display_size(first.width, first.height, _sample_aspect(stream))
+        w, h = self._shown
+        self.width, self.height = (h, w) if self.rotation // 90 % 2 else (w, h)
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` has run."""
+        return self._closed
+
+    def close(self) -> None:
+        """Close the file (every pass under way ends with ValueError); safe twice."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            readers = self._readers + ([self._fresh] if self._fresh is not None else [])
+            self._readers, self._fresh = [], None
+        for reader in readers:
+            reader.close()
+
+    def __enter__(self) -> Video:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"{self.width}x{self.height} {self.fps:g} fps {self.decoder}"
+        return f"<Video {self.path!r} {state}>"
+
+    def reopen(self) -> Video:
+        """The same file opened again as a Video of its own, with the same options."""
+        return Video(self.path, hwdec=self._hwdec, threads=self._threads)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ValueError(f"{self.path}: the Video is closed")
+
+    def _claim(self) -> _Reader:
+        """A pass of its own for the caller: open()'s while nobody has taken it, else the
+        file read again."""
+        with self._lock:
+            self._check_open()
+            reader, self._fresh = self._fresh, None
+        if reader is None:
+            reader = _Reader(import_av(), self.path, self._hwdec, self._threads)
+        with self._lock:
+            if self._closed:
+                reader.close()
+                self._check_open()
+            self._readers.append(reader)
+        return reader
+
+    def _release(self, reader: _Reader) -> None:
+        with self._lock:
+            if reader in self._readers:
+                self._readers.remove(reader)
+        reader.close()
+        self.errors = reader.errors
+
+    # -- decoding ------------------------------------------------------------------------------
+
+    def frames(self) -> Generator[tuple[str, Any, float], None, None]:
+        """Decoded frames in decoding order: ``("video", av.VideoFrame, t)`` and
+        ``("audio", av.AudioFrame, t)``, ``t`` in seconds from the first video frame.
+
+        Each call is a pass of its own over the whole file. A damaged packet is
+        skipped (counted in ``errors``); the file ends where its data ends.
+
+        Raises:
+            ValueError: The Video is closed (before or during the pass).
+        """
+        self._check_open()  # at the call, not at the first next()
+        return self._pass()
+
+    def _pass(self) -> Generator[tuple[str, Any, float], None, None]:
+        reader = self._claim()
+        try:
+            yield from reader.items()
+        finally:
+            self._release(reader)
+
     def __iter__(self) -> Iterator[tuple[float, np.ndarray]]:
+        self._check_open()
+        return self._rgb_frames()
+
+    def _rgb_frames(self) -> Iterator[tuple[float, np.ndarray]]:
         turn = self.rotation // 90
+        w, h = self._shown
         for kind, frame, t in self.frames():
-            if kind == "video":
-                rgb = frame.to_ndarray(format="rgb24")
-                yield t, np.ascontiguousarray(np.rot90(rgb, -turn)) if turn else rgb
+            if kind != "video":
+                continue
+            if (frame.width, frame.height) != (w, h):
+                frame = frame.reformat(width=w, height=h)
+            rgb = frame.to_ndarray(format="rgb24")
+            yield t, np.ascontiguousarray(np.rot90(rgb, -turn)) if turn else rgb
+
+
+def _sample_aspect(stream: Any) -> float:
+    """Width of a pixel over its height: the container's word first, then the codec's (as
+    FFmpeg's ``av_guess_sample_aspect_ratio``); 1.0 when neither says."""
+    for owner in (stream, stream.codec_context):
+        ratio = getattr(owner, "sample_aspect_ratio", None)
+        if ratio is not None and ratio.numerator > 0 and ratio.denominator > 0:
+            return float(ratio)
+    return 1.0
+
+
+def _display_size(width: int, height: int, sar: float) -> tuple[int, int]:
+    """The coded ``width`` x ``height`` at pixel aspect ``sar``: the width stretched (or
+    the height, for pixels taller than wide), as players show it."""
+    if not 0.01 <= sar <= 100 or abs(sar - 1.0) < 1e-6:
+        return width, height
+    if sar > 1:
+        return max(1, round(width * sar)), height
+    return width, max(1, round(height / sar))
 
 
 def _rotation(frame: Any, stream: Any, mp4: str | None) -> int:
