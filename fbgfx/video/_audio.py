@@ -49,6 +49,8 @@ _CHANNELS = 2
 _BYTES = 2 * _CHANNELS  # one stereo s16 frame
 # Written to the device at a time, so the clock is refreshed often.
 _CHUNK = 1024
+# Silence written at a time before a sound that starts late (4 KB).
+_SILENCE_FRAMES = _CHUNK
 
 _ALSA: Any = None
 _ALSA_LOCK = threading.Lock()
@@ -122,6 +124,8 @@ class AudioOut:
         self._written = 0.0  # timeline time of the next sample to write
         self._heard: tuple[float, float] | None = None  # (position, monotonic time) after the last write
         self._busy = False
+        self._dead = False  # the writer thread ended (device gone, or an error)
+        self._silence = memoryview(bytes(_SILENCE_FRAMES * _BYTES))
         self._thread = threading.Thread(target=self._run, name="fbgfx-audio", daemon=True)
         self._thread.start()
 
@@ -140,9 +144,9 @@ class AudioOut:
                 continue
             data = bytes(piece.planes[0])[: piece.samples * _BYTES]
             with self._cond:
-                while self._queued > _AHEAD and not self._stop:
+                while self._queued > _AHEAD and not (self._stop or self._dead):
                     self._cond.wait(0.1)
-                if self._stop:
+                if self._stop or self._dead:
                     return
                 self._queue.append((t, data))
                 self._queued += piece.samples / self.rate
@@ -184,38 +188,71 @@ class AudioOut:
     # -- the writer thread ------------------------------------------------------------------------
 
     def _run(self) -> None:
-        self._started.wait()
-        lib, ffi = self._lib, self._ffi
-        delay = ffi.new("long *")
-        while True:
+        try:
+            self._started.wait()
+            delay = self._ffi.new("long *")
+            while True:
+                item = self._take(delay)
+                if item is None or not self._write_at(*item, delay):
+                    return
+        except Exception as e:  # noqa: BLE001 - a dead writer ends the sound, never the play
+            warnings.warn(f"the sound stopped: {e}", RuntimeWarning, stacklevel=2)
+        finally:
             with self._cond:
-                while not self._queue and not self._stop:
-                    self._busy = self._heard is not None and self._heard[0] < self._written - 0.005
-                    self._cond.wait(0.02)
-                    if self._heard is not None:
-                        self._refresh(delay)
-                if self._stop:
-                    return
-                t, data = self._queue.popleft()
-                self._queued -= len(data) / _BYTES / self.rate
+                self._dead = True  # put() drops from here on; position() says None
+                self._busy = False
+                self._queue.clear()
+                self._queued = 0.0
                 self._cond.notify_all()
-            data = self._align(t, data)
-            view = memoryview(data)
-            while view:
-                frames = min(len(view) // _BYTES, _CHUNK)
-                buffer = ffi.from_buffer(view[: frames * _BYTES])
-                n = lib.snd_pcm_writei(self._pcm, buffer, frames)
-                if n < 0:
-                    if lib.snd_pcm_recover(self._pcm, n, 1) < 0:
-                        return  # the device is gone: the pictures keep their own time
-                    continue
-                view = view[n * _BYTES :]
-                with self._cond:
-                    self._written += n / self.rate
-                    self._busy = True
+
+    def _take(self, delay: Any) -> tuple[float, bytes] | None:
+        """The next queued (time, samples), or None when the output is closing."""
+        with self._cond:
+            while not self._queue and not self._stop:
+                self._busy = self._heard is not None and self._heard[0] < self._written - 0.005
+                self._cond.wait(0.02)
+                if self._heard is not None:
                     self._refresh(delay)
-                if self._stop:
-                    return
+            if self._stop:
+                return None
+            t, data = self._queue.popleft()
+            self._queued -= len(data) / _BYTES / self.rate
+            self._cond.notify_all()
+            return t, data
+
+    def _write_at(self, t: float, data: bytes, delay: Any) -> bool:
+        """Write ``data`` (starting at ``t``) fitted to what was written: silence before a
+        gap, written a piece at a time (a sound starting an hour late is an hour of
+        silence, never one buffer of it), overlap cut. False when the output ends."""
+        gap = int(round((t - self._written) * self.rate))
+        if gap > self.rate // 100:  # more than 10 ms missing: fill with silence
+            while gap > 0:
+                n = min(gap, _SILENCE_FRAMES)
+                if not self._write(self._silence[: n * _BYTES], delay):
+                    return False
+                gap -= n
+        elif gap < -(self.rate // 100):
+            data = data[min(-gap * _BYTES, len(data)) :]
+        return self._write(memoryview(data), delay)
+
+    def _write(self, view: memoryview, delay: Any) -> bool:
+        """Write ``view`` to the device; False when the device is gone or the output closes."""
+        lib, ffi = self._lib, self._ffi
+        while view:
+            frames = min(len(view) // _BYTES, _CHUNK)
+            n = lib.snd_pcm_writei(self._pcm, ffi.from_buffer(view[: frames * _BYTES]), frames)
+            if n < 0:
+                if lib.snd_pcm_recover(self._pcm, n, 1) < 0:
+                    return False  # the device is gone: the pictures keep their own time
+                continue
+            view = view[n * _BYTES :]
+            with self._cond:
+                self._written += n / self.rate
+                self._busy = True
+                self._refresh(delay)
+            if self._stop:
+                return False
+        return True
 
     def _refresh(self, delay: Any) -> None:
         """Read how much is queued in the device: the position heard now (lock held)."""
@@ -224,13 +261,3 @@ class AudioOut:
             self._heard = (self._written - queued, time.monotonic())
             if queued <= 0:
                 self._busy = bool(self._queue)
-
-    def _align(self, t: float, data: bytes) -> bytes:
-        """``data`` (starting at ``t``) fitted to what was written: silence before a gap,
-        overlap cut."""
-        gap = int(round((t - self._written) * self.rate))
-        if gap > self.rate // 100:  # more than 10 ms missing: fill with silence
-            return bytes(gap * _BYTES) + data
-        if gap < -(self.rate // 100):
-            return data[min(-gap * _BYTES, len(data)) :]
-        return data
