@@ -87,6 +87,7 @@ class _Lib:
     INPUT_PROP_MAX: int
     KD_TEXT: int
     KD_GRAPHICS: int
+    def fbgfx_abi_cdef(self, name: _CData, /) -> _CData: ...
     def convert_pack(
         self,
         src: _CData,

@@ -3,6 +3,11 @@
 Every ``*.cdef`` file is a declaration block and every ``*.c`` file a C source; the
 C compiler checks the declarations against the kernel headers included by
 ``prelude.h``. Adding a kernel file to native/ needs no change here.
+
+``abi/*.cdef`` declare system libraries that fbgfx opens at run time in cffi's ABI mode
+(libswscale, libasound: no headers or link step needed at build time). They are not
+compiled; their text is stored in the module (``fbgfx_abi_cdef``) for fbgfx/_foreign.py,
+so an installed fbgfx reads no source file.
 """
 
 import pathlib
@@ -28,12 +33,27 @@ def _read(pattern: str) -> str:
     return "\n".join(p.read_text() for p in sorted(HERE.glob(pattern)))
 
 
+def _c_string(text: str) -> str:
+    """``text`` as a C string literal, one source line per line of text."""
+    lines = text.replace("\\", "\\\\").replace('"', '\\"').splitlines()
+    return "\n".join(f'        "{line}\\n"' for line in lines) or '""'
+
+
+def _abi_declarations() -> str:
+    """C for ``fbgfx_abi_cdef(name)``: the text of native/abi/NAME.cdef, or NULL."""
+    cases = "".join(
+        f'    if (strcmp(name, "{p.stem}") == 0)\n        return\n{_c_string(p.read_text())};\n'
+        for p in sorted((HERE / "abi").glob("*.cdef"))
+    )
+    return f"const char *fbgfx_abi_cdef(const char *name) {{\n{cases}    return NULL;\n}}\n"
+
+
 _check_toolchain()
 ffibuilder = FFI()
 ffibuilder.cdef(_read("*.cdef"))
 ffibuilder.set_source(
     "fbgfx._native",
-    (HERE / "prelude.h").read_text() + "\n" + _read("*.c"),
+    (HERE / "prelude.h").read_text() + "\n" + _read("*.c") + "\n" + _abi_declarations(),
     # -fno-wrapv undoes Python's -fwrapv, which stops GCC vectorising int-indexed loops.
     extra_compile_args=["-O3", "-std=gnu11", "-fno-strict-aliasing", "-fno-wrapv"],
     py_limited_api=True,

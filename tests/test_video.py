@@ -570,12 +570,10 @@ class RealTimeSoundCard:
 def test_pictures_follow_the_sound_within_40_ms(tmp_path, open_virtual, monkeypatch, speed):
     """Every frame shown after the first few is within 40 ms of the sound heard, also
     when the sound card runs 2% slow or fast (the pictures wait or drop to follow it)."""
-    import cffi
-
+    from fbgfx import _foreign
     from fbgfx.video import _audio
 
-    ffi = cffi.FFI()
-    ffi.cdef(_audio._CDEF)
+    ffi, _ = _foreign.load("alsa")
     card = RealTimeSoundCard(speed)
     monkeypatch.setattr(_audio, "_alsa", lambda: (ffi, card))
     path = make_video(tmp_path / "tone.mp4", seconds=4, fps=25, size=(32, 24), tone=True)

@@ -22,21 +22,10 @@ import time
 import warnings
 from typing import Any
 
+from .._foreign import load
+
 __all__ = ["AudioOut", "open_audio"]
 
-_CDEF = """
-typedef struct _snd_pcm snd_pcm_t;
-int snd_pcm_open(snd_pcm_t **pcm, const char *name, int stream, int mode);
-int snd_pcm_set_params(snd_pcm_t *pcm, int format, int access, unsigned int channels,
-                       unsigned int rate, int soft_resample, unsigned int latency);
-long snd_pcm_writei(snd_pcm_t *pcm, const void *buffer, unsigned long size);
-int snd_pcm_delay(snd_pcm_t *pcm, long *delayp);
-int snd_pcm_recover(snd_pcm_t *pcm, int err, int silent);
-int snd_pcm_drop(snd_pcm_t *pcm);
-int snd_pcm_close(snd_pcm_t *pcm);
-const char *snd_strerror(int errnum);
-int snd_lib_error_set_handler(void *handler);
-"""
 _SND_PCM_STREAM_PLAYBACK = 0
 _SND_PCM_FORMAT_S16_LE = 2
 _SND_PCM_ACCESS_RW_INTERLEAVED = 3
@@ -65,11 +54,8 @@ def _alsa() -> tuple[Any, Any]:
     global _ALSA
     with _ALSA_LOCK:
         if _ALSA is None:
-            import cffi
-
-            ffi = cffi.FFI()
-            ffi.cdef(_CDEF)
-            _ALSA = ffi, ffi.dlopen("libasound.so.2")
+            ffi, (lib,) = load("alsa", "libasound.so.2")
+            _ALSA = ffi, lib
         return _ALSA  # type: ignore[no-any-return]
 
 

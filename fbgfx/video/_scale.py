@@ -27,6 +27,7 @@ from .. import convert
 from .._ffi import check_value
 from .._ffi import ffi as native_ffi
 from .._ffi import lib as native_lib
+from .._foreign import load
 from ..pixelformat import PixelFormat
 
 __all__ = ["Converter", "native_pix_fmt", "swscale"]
@@ -34,20 +35,6 @@ __all__ = ["Converter", "native_pix_fmt", "swscale"]
 # libswscale's scaler for frames shown at another size (what ffmpeg's -s uses).
 SWS_BICUBIC = 4
 
-_CDEF = """
-typedef struct SwsContext SwsContext;
-SwsContext *sws_alloc_context(void);
-int sws_init_context(SwsContext *c, void *srcFilter, void *dstFilter);
-void sws_freeContext(SwsContext *c);
-int sws_scale(SwsContext *c, const uint8_t *const srcSlice[], const int srcStride[],
-              int srcSliceY, int srcSliceH, uint8_t *const dst[], const int dstStride[]);
-int sws_setColorspaceDetails(SwsContext *c, const int inv_table[4], int srcRange,
-                             const int table[4], int dstRange, int brightness, int contrast, int saturation);
-const int *sws_getCoefficients(int colorspace);
-int av_get_pix_fmt(const char *name);
-int av_opt_set_int(void *obj, const char *name, int64_t val, int search_flags);
-void av_log_set_level(int level);
-"""
 
 # FFmpeg's name for a layout of 8-bit-or-more channels, by the bit offsets (red, green,
 # blue, alpha or None) within a little-endian pixel of that many bits.
@@ -96,15 +83,10 @@ class _Swscale:
 
     def __init__(self) -> None:
         importlib.import_module("av.video.reformatter")  # loads libswscale into the process
-        import cffi
-
-        self.ffi = cffi.FFI()
-        self.ffi.cdef(_CDEF)
         scale, util = _loaded("libswscale"), _loaded("libavutil")
         if scale is None or util is None:
             raise ImportError("PyAV is installed but its libswscale/libavutil could not be found in the process")
-        self.scale = self.ffi.dlopen(scale)
-        self.util = self.ffi.dlopen(util)
+        self.ffi, (self.scale, self.util) = load("swscale", scale, util)
         self._pix_fmts: dict[str, int] = {}
 
     def pix_fmt(self, name: str) -> int:
