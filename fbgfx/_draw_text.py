@@ -56,8 +56,7 @@ class TextDrawing:
             text: A string; newlines make multiline text.
             fill: Colour (white by default).
             font: A font from :func:`fbgfx.font` or Pillow; Pillow's default when None.
-            anchor, spacing, align, direction, features, language, stroke_width,
-                stroke_fill: As in Pillow.
+            anchor, spacing, align, direction, features, language, stroke_width, stroke_fill: As in Pillow.
             font_size: Size of the default font when ``font`` is None.
             embedded_color: Accepted for compatibility; colour (emoji) glyphs are
                 drawn in ``fill`` like any other glyph.
