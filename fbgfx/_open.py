@@ -92,7 +92,7 @@ class VirtualFramebuffer(Framebuffer):
         **fields: :class:`~fbgfx.virtual.VirtualOptions` fields, instead of or over ``options``.
 
     Example:
-        >>> fb = VirtualFramebuffer(800, 480, "RGB565")
+        >>> fb = fbgfx.VirtualFramebuffer(800, 480, "RGB565")
         >>> fb.pixels.shape
         (480, 800)
     """

@@ -260,8 +260,9 @@ class Screen(ClosesOnExit):
         ``"single"`` buffering drawing is already visible, so nothing can be undone.
 
         Example:
-            >>> with screen.frame() as s:
-            ...     s.rectangle((10, 10, 50, 50), fill="red")
+            >>> with fbgfx.open("virtual:320x240") as fb, fb.screen() as screen:
+            ...     with screen.frame() as s:
+            ...         s.rectangle((10, 10, 50, 50), fill="red")
         """
         surface = self.surface
         try:

@@ -8,7 +8,7 @@ package import PyAV until a video is opened.
 Example:
     >>> import fbgfx, fbgfx.video
     >>> with fbgfx.open() as fb, fb.screen() as screen:
-    ...     screen.play("movie.mp4", on_frame=lambda s, t: s.text((10, 10), f"{t:5.1f} s", fill="white"))
+    ...     played = screen.play("movie.mp4", on_frame=lambda s, t: s.text((10, 10), f"{t:5.1f} s", fill="white"))
 
 :func:`open` gives a :class:`Video` (size, rate, duration; iterable as RGB frames);
 :meth:`fbgfx.Screen.play` plays paths or Videos (see :func:`play`).
