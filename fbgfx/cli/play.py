@@ -6,7 +6,10 @@ from __future__ import annotations
 import argparse
 import io
 import itertools
+import os
+import stat
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any, Callable
 
@@ -27,6 +30,7 @@ from ._common import (
     add_rotate,
     describe_error,
     earlier,
+    image_format,
     next_before,
     now,
     open_device,
@@ -91,7 +95,6 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", metavar="WxH", help="frame size of raw frames on stdin")
     parser.add_argument(
         "--pix-fmt",
-        default="rgb24",
         metavar="FMT",
         help=f"pixel format of raw frames: {', '.join(RAW_PIX_FMTS)} (default rgb24)",
     )
@@ -117,6 +120,9 @@ def run(args: argparse.Namespace, context: Context) -> int:
     files: list[str] = args.files
     if "-" in files and len(files) > 1:
         raise CliError("- (raw frames on stdin) plays alone, not in a playlist")
+    if args.pix_fmt is not None and files != ["-"]:
+        raise CliError("--pix-fmt is for raw frames on stdin (FILE '-'); a video or animation file knows its format")
+    _check_out(args.out)
     args.file = files[0]
     stop = None if args.duration is None else now() + args.duration
     # A FIFO is read whole first, within --duration (opening one waits for a writer,
@@ -148,6 +154,16 @@ def run(args: argparse.Namespace, context: Context) -> int:
     return 0
 
 
+def _check_out(out: str | None) -> None:
+    """--out into a folder that is not there is refused before anything plays."""
+    if not out:
+        return
+    image_format(out)
+    folder = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(folder):
+        raise CliError(f"--out {out}: the folder {folder} does not exist")
+
+
 def _is_picture(path: str) -> bool:
     """True for a file Pillow reads as a picture or animation (GIF, APNG, WebP, ...)."""
     try:
@@ -173,10 +189,11 @@ def _play_videos(args: argparse.Namespace, context: Context) -> int:
         video.import_av()  # FFmpeg's own log lines stay quiet (they would break the one-line errors)
     except ImportError as e:
         raise CliError(f"{args.file}: {e}") from None
-    first = video.Video(args.file, hwdec=args.hwdec)
+    first = _open_first(video, args)
     try:
         for path in args.files[1:]:
-            video.Video(path, hwdec="none").close()
+            if not _read_once(path):  # a FIFO or a URL is opened when its turn comes
+                video.Video(path, hwdec="none").close()
         with open_device(args) as fb:
             with saved_screen(fb, args.out, context, args.rotate) as screen:
                 status = Status(context, args.stats)
@@ -190,6 +207,33 @@ def _play_videos(args: argparse.Namespace, context: Context) -> int:
     finally:
         first.close()
     return 0
+
+
+def _read_once(path: str) -> bool:
+    """True for a FIFO or URL: probing it would take what the play needs."""
+    from ..video import is_url
+
+    try:
+        return is_url(path) or stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _open_first(video: Any, args: argparse.Namespace) -> Any:
+    """The first video, opened before the screen changes; a FIFO waits for its writer
+    no longer than --duration."""
+    cancel = threading.Event()
+    timer = None if args.duration is None else threading.Timer(args.duration, cancel.set)
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        return video.Video(args.file, hwdec=args.hwdec, cancel=cancel)
+    except TimeoutError:
+        raise CliError(f"{args.file}: nothing was written to the FIFO before --duration ended") from None
+    finally:
+        if timer is not None:
+            timer.cancel()
 
 
 def play_frames(
@@ -305,8 +349,9 @@ def _raw_source(args: argparse.Namespace) -> Iterator[Frame]:
     if not args.size:
         raise CliError("raw frames on stdin need --size WxH (and --pix-fmt, default rgb24)")
     width, height = parse_size(args.size)
-    if args.pix_fmt not in RAW_PIX_FMTS:
-        raise CliError(f"unknown --pix-fmt {args.pix_fmt!r}; use one of: {', '.join(RAW_PIX_FMTS)}")
+    pix_fmt = args.pix_fmt or "rgb24"
+    if pix_fmt not in RAW_PIX_FMTS:
+        raise CliError(f"unknown --pix-fmt {pix_fmt!r}; use one of: {', '.join(RAW_PIX_FMTS)}")
     if args.loop:
         raise CliError("--loop cannot rewind stdin; loop the producer instead (e.g. ffmpeg -stream_loop -1)")
     if sys.stdin is None or sys.stdin.isatty():
@@ -314,7 +359,7 @@ def _raw_source(args: argparse.Namespace) -> Iterator[Frame]:
             "stdin is a terminal: pipe raw frames in, "
             "e.g. ffmpeg ... -f rawvideo -pix_fmt rgb24 - | fbgfx play - --size WxH"
         )
-    bpp, fmt_name = RAW_PIX_FMTS[args.pix_fmt]
+    bpp, fmt_name = RAW_PIX_FMTS[pix_fmt]
     frame_bytes = width * height * bpp
     fps = 30.0 if args.fps is None else args.fps
     period = 1.0 / fps if fps else 0.0
@@ -346,7 +391,7 @@ def _raw_source(args: argparse.Namespace) -> Iterator[Frame]:
             if got < frame_bytes:
                 raise CliError(
                     f"stdin ended mid-frame: got {got} of {frame_bytes} bytes — check --size/--pix-fmt "
-                    f"({width}x{height} {args.pix_fmt} is {frame_bytes} bytes a frame)"
+                    f"({width}x{height} {pix_fmt} is {frame_bytes} bytes a frame)"
                 )
             yield convert(), period
 

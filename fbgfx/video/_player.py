@@ -132,7 +132,9 @@ class _Feeder:
         audio: Where its sound goes, or None.
     """
 
-    def __init__(self, make: Callable[[], Video], offset: float, audio: AudioOut | None, fps: float | None) -> None:
+    def __init__(
+        self, make: Callable[[threading.Event], Video], offset: float, audio: AudioOut | None, fps: float | None
+    ) -> None:
         self.offset, self.audio, self.fps = offset, audio, fps
         self.video: Video | None = None
         self.end: float | None = None  # the file's length, once it is read to the end
@@ -143,9 +145,9 @@ class _Feeder:
         self._thread = threading.Thread(target=self._run, args=(make,), name="fbgfx-video-decoder", daemon=True)
         self._thread.start()
 
-    def _run(self, make: Callable[[], Video]) -> None:
+    def _run(self, make: Callable[[threading.Event], Video]) -> None:
         try:
-            self.video = video = make()
+            self.video = video = make(self._stop)
             if self.audio is not None:
                 self.audio.new_source()
             with contextlib.closing(video.frames()) as frames:
@@ -256,12 +258,13 @@ class Player:
         # ahead while this thread converts and flips.
         self.sws_threads = 1
 
-    def _opener(self, index: int) -> Callable[[], Video]:
+    def _opener(self, index: int) -> Callable[[threading.Event], Video]:
+        """Opens item ``index`` (a FIFO's wait for its writer ends when the Event is set)."""
         item = self.items[index]
         if isinstance(item, Video):
-            return lambda: item  # each pass over a Video reads the file on its own
+            return lambda _cancel: item  # each pass over a Video reads the file on its own
         path = os.fspath(item)
-        return lambda: Video(path, hwdec=self.options.hwdec, threads=self.options.threads)
+        return lambda cancel: Video(path, hwdec=self.options.hwdec, threads=self.options.threads, cancel=cancel)
 
     def run(self, progress: Callable[[bool], None] | None = None) -> Played:  # noqa: C901 - one timeline, read top down
         """Play until the last file ends (never, with ``loop``), or ``duration``.
@@ -281,12 +284,13 @@ class Player:
         sync = _Sync()
         try:
             # the first file opens here: a file that cannot play fails before the screen changes
-            opener = self._opener(0)
-            video = opener()
+            video = self._open_first(stop)
+            if video is None:
+                return Played(0, 0, None)  # duration ended while a FIFO waited for its writer
             owned.append(not isinstance(self.items[0], Video))
             if self.options.audio and fps is None and video.has_audio:
                 audio_out = open_audio(self.options.audio_device, video.audio_rate)
-            current = _Feeder(lambda: video, 0.0, audio_out, fps)
+            current = _Feeder(lambda _cancel: video, 0.0, audio_out, fps)
             feeders.append(current)
             position = 1
             upcoming: _Feeder | None = None
@@ -372,6 +376,23 @@ class Player:
         return Played(shown, dropped, sync.result())
 
     # -- helpers ------------------------------------------------------------------------------------
+
+    def _open_first(self, stop: float | None) -> Video | None:
+        """The first item, opened in this thread; None when ``stop`` came first (a FIFO)."""
+        cancel = threading.Event()
+        timer = None if stop is None else threading.Timer(max(stop - time.monotonic(), 0.0), cancel.set)
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
+        try:
+            return self._opener(0)(cancel)
+        except TimeoutError:
+            if cancel.is_set():
+                return None
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
 
     def _next(self, order: list[tuple[int, int]], position: int) -> tuple[int, int] | None:
         """(item index, round) of the file after ``position`` ones, or None at the end."""

@@ -14,10 +14,13 @@ this module only when a video is opened.
 from __future__ import annotations
 
 import builtins
+import errno
 import glob
 import math
 import os
 import re
+import select
+import stat
 import struct
 import threading
 import warnings
@@ -108,7 +111,11 @@ def hardware_present() -> bool:
 
 
 def open(  # mirrors builtins.open
-    path: str | os.PathLike[str], *, hwdec: str = "auto", threads: int | None = None
+    path: str | os.PathLike[str],
+    *,
+    hwdec: str = "auto",
+    threads: int | None = None,
+    cancel: threading.Event | None = None,
 ) -> Video:
     """Open a video file (any container and codec FFmpeg reads).
 
@@ -118,6 +125,9 @@ def open(  # mirrors builtins.open
             codec (Raspberry Pi's ``h264_v4l2m2m``), falling back to software with one
             warning; ``"none"``: software only.
         threads: Decoder threads (default: one per core and one more).
+        cancel: For a FIFO (a named pipe), which is read as it comes: an Event that,
+            once set, ends the wait for its writer with TimeoutError (Ctrl-C always
+            does, with KeyboardInterrupt).
 
     Returns:
         The open :class:`Video`; close it (or use ``with``).
@@ -125,10 +135,11 @@ def open(  # mirrors builtins.open
     Raises:
         ImportError: PyAV is missing.
         FileNotFoundError: No such file.
+        TimeoutError: ``cancel`` was set while waiting for a FIFO's writer.
         TypeError: ``path`` is not a path (bytes, a number...).
         VideoError: FFmpeg cannot open it, it has no video stream, or no decoder.
     """
-    return Video(path, hwdec=hwdec, threads=threads)
+    return Video(path, hwdec=hwdec, threads=threads, cancel=cancel)
 
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
@@ -159,6 +170,63 @@ def _check_path(path: object) -> str:
     return text
 
 
+def _is_fifo(path: str) -> bool:
+    try:
+        return not is_url(path) and stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _wait_for_writer(path: str, cancel: threading.Event | None) -> int:
+    """Open the FIFO ``path`` and wait until a writer has written (or come and gone).
+
+    FFmpeg opening a FIFO itself would wait for a writer in C, deaf to Ctrl-C and to
+    any deadline; here the wait is a poll, a tenth of a second at a time, that Ctrl-C
+    interrupts and ``cancel`` ends. The descriptor (blocking again) is returned for
+    FFmpeg's ``pipe:`` protocol: a writer that already left has left its bytes in it.
+
+    Raises:
+        TimeoutError: ``cancel`` was set before anything was written.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        poll = select.poll()
+        poll.register(fd, select.POLLIN)
+        while not poll.poll(100):
+            if cancel is not None and cancel.is_set():
+                raise TimeoutError(errno.ETIMEDOUT, "nothing was written to the FIFO in time", path)
+        os.set_blocking(fd, True)
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _open_error(path: str, e: BaseException) -> BaseException:
+    """What FFmpeg's failure to open ``path`` is for the user: Ctrl-C (FFmpeg turns the
+    interrupted system call into an error of its own), or one VideoError line."""
+    code = getattr(e, "errno", None)
+    if code == errno.EINTR:
+        return KeyboardInterrupt()
+    if code == errno.EBUSY and not is_url(path):
+        # FFmpeg's demuxers (y4m) answer EBUSY for a picture size they refuse
+        return VideoError(path, f"not a video FFmpeg can read (its header is invalid{_y4m_size(path)})")
+    return VideoError(path, f"not a video FFmpeg can read ({_reason(e)})")
+
+
+def _y4m_size(path: str) -> str:
+    """``: picture size WxH`` from a YUV4MPEG2 header, or nothing."""
+    try:
+        with builtins.open(path, "rb") as f:
+            header = f.readline(256).split()
+    except OSError:
+        return ""
+    if not header or header[0] != b"YUV4MPEG2":
+        return ""
+    size = {t[:1]: t[1:].decode("ascii", "replace") for t in header[1:] if t[:1] in (b"W", b"H")}
+    return f": YUV4MPEG2 picture size {size.get(b'W', '?')}x{size.get(b'H', '?')}"
+
+
 class _Reader:
     """One pass over a video file: its own container, decoders and position.
 
@@ -166,12 +234,16 @@ class _Reader:
     another thread (its Video's close()) never frees FFmpeg's state under a decode.
     """
 
-    def __init__(self, av: Any, path: str, hwdec: str, threads: int | None) -> None:
+    def __init__(self, av: Any, path: str, hwdec: str, threads: int | None, cancel: threading.Event | None) -> None:
         self.path, self.lock, self.closed, self.errors = path, threading.Lock(), False, 0
+        # a FIFO is opened here and handed to FFmpeg as pipe:FD (see _wait_for_writer)
+        self._fd = _wait_for_writer(path, cancel) if _is_fifo(path) else None
+        location = f"pipe:{self._fd}" if self._fd is not None else _location(path)
         try:
-            self.container = av.open(_location(path))
+            self.container = av.open(location)
         except _errors(av) as e:
-            raise VideoError(path, f"not a video FFmpeg can read ({_reason(e)})") from None
+            self._close_fd()
+            raise _open_error(path, e) from None
         try:
             self._setup(av, hwdec, threads)
         except BaseException:
@@ -219,6 +291,12 @@ class _Reader:
             container = getattr(self, "container", None)
             if container is not None:
                 container.close()
+            self._close_fd()
+
+    def _close_fd(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def items(self) -> Iterator[tuple[str, Any, float]]:
         """Decoded frames in decoding order (see :meth:`Video.frames`)."""
@@ -366,14 +444,21 @@ class Video:
         errors: Damaged packets skipped by the last pass that ended.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, hwdec: str = "auto", threads: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        hwdec: str = "auto",
+        threads: int | None = None,
+        cancel: threading.Event | None = None,
+    ) -> None:
         if hwdec not in HWDEC:
             raise ValueError(f"hwdec must be one of {', '.join(HWDEC)}, not {hwdec!r}")
         if threads is not None and not (isinstance(threads, int) and 0 < threads <= 64):
             raise ValueError(f"threads must be 1..64, not {threads!r}")
         self.path = _check_path(path)
         av = import_av()
-        self._hwdec, self._threads = hwdec, threads
+        self._hwdec, self._threads, self._cancel = hwdec, threads, cancel
         self._closed = False
         self._lock = threading.Lock()
         self._fresh: _Reader | None = None  # the pass open() started, until a pass takes it
@@ -385,7 +470,7 @@ class Video:
             if not os.path.exists(self.path):
                 raise FileNotFoundError(2, "No such file or directory", self.path)
         try:
-            reader = _Reader(av, self.path, hwdec, threads)
+            reader = _Reader(av, self.path, hwdec, threads, cancel)
             try:
                 first = reader.first()
             except _HardwareFailed as e:  # opened, but decodes nothing: software instead
@@ -396,7 +481,7 @@ class Video:
                     stacklevel=2,
                 )
                 self._hwdec = "none"
-                reader = _Reader(av, self.path, "none", threads)
+                reader = _Reader(av, self.path, "none", threads, cancel)
                 first = reader.first()
         except _errors(av) as e:
             raise VideoError(self.path, _reason(e)) from None
@@ -418,7 +503,8 @@ class Video:
         else:
             self.duration = None
         self.decoder: str = reader.decoder.name
-        self.rotation = _rotation(first, stream, self.path if "mp4" in container.format.name else None)
+        mp4 = self.path if "mp4" in container.format.name and os.path.isfile(self.path) else None
+        self.rotation = _rotation(first, stream, mp4)
         # the picture as shown before it is turned: the coded size at the sample aspect
         self._shown = _display_size(first.width, first.height, _sample_aspect(stream))
         w, h = self._shown
@@ -452,7 +538,7 @@ class Video:
 
     def reopen(self) -> Video:
         """The same file opened again as a Video of its own, with the same options."""
-        return Video(self.path, hwdec=self._hwdec, threads=self._threads)
+        return Video(self.path, hwdec=self._hwdec, threads=self._threads, cancel=self._cancel)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -465,7 +551,7 @@ class Video:
             self._check_open()
             reader, self._fresh = self._fresh, None
         if reader is None:
-            reader = _Reader(import_av(), self.path, self._hwdec, self._threads)
+            reader = _Reader(import_av(), self.path, self._hwdec, self._threads, self._cancel)
         with self._lock:
             if self._closed:
                 reader.close()
