@@ -61,10 +61,9 @@ class FastCard:
 @pytest.fixture
 def card(monkeypatch: pytest.MonkeyPatch) -> Any:
     """Installs a FastCard (or the one a test makes with ``card(...)``) as libasound."""
-    import cffi
+    from fbgfx import _foreign
 
-    ffi = cffi.FFI()
-    ffi.cdef(_audio._CDEF)
+    ffi, _ = _foreign.load("alsa")
 
     def install(fake: FastCard) -> FastCard:
         monkeypatch.setattr(_audio, "_alsa", lambda: (ffi, fake))
