@@ -449,14 +449,15 @@ def test_shapes_far_off_and_huge_are_clipped_quickly() -> None:
     assert (s2.array == 0xFFFFFF).all()
 
 
-def test_readme_smooth_shapes_block_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's smooth-shapes example runs as printed and draws edge pixels between
+def test_docs_smooth_shapes_block_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Drawing page's anti-aliasing example runs as shown and draws edge pixels between
     its colours."""
     import pathlib
     import re
+    import textwrap
 
-    readme = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text()
-    block = re.search(r"```python\n(.*?)```", readme[readme.index("### Smooth shapes") :], re.S)
+    page = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "drawing.rst").read_text()
+    block = re.search(r"^\.\. testcode::\n\n((?:(?:   .*)?\n)+)", page[page.index("\nAnti-aliasing\n") :], re.M)
     assert block is not None
     shown: list[np.ndarray] = []
     real_open = fbgfx.open
@@ -473,5 +474,5 @@ def test_readme_smooth_shapes_block_runs(monkeypatch: pytest.MonkeyPatch) -> Non
         return fb
 
     monkeypatch.setattr(fbgfx, "open", open_and_keep)
-    exec(compile(block.group(1), "README.md", "exec"), {})
+    exec(compile(textwrap.dedent(block.group(1)), "drawing.rst", "exec"), {})
     assert len(shown) == 1 and len(np.unique(shown[0])) > 50

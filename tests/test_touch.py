@@ -532,12 +532,14 @@ def test_environment_names_a_recording(monkeypatch):
         assert short(list(ts))[0] == ("down", 16384, 8192, 0)
 
 
-def test_readme_touch_example_runs(monkeypatch):
-    """The README's touch example runs as printed, against a recording and a virtual screen."""
+def test_docs_touch_example_runs(monkeypatch):
+    """The LCD guide's touch example runs as shown, against a recording and a virtual screen."""
     import re
+    import textwrap
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "fbgfx.touch.open" in b)
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "guides" / "lcd.rst").read_text()
+    blocks = re.findall(r"^\.\. testcode::\n\n((?:(?:   .*)?\n)+)", guide, re.M)
+    block = next(textwrap.dedent(b) for b in blocks if "fbgfx.touch.open(" in b)
     monkeypatch.setenv("FRAMEBUFFER", "virtual:1280x800:XRGB8888")
     monkeypatch.setenv("FBGFX_TOUCH", str(RECORDINGS / TABLET))
     drawn = []
@@ -548,7 +550,7 @@ def test_readme_touch_example_runs(monkeypatch):
         return real_frame(self)
 
     monkeypatch.setattr(fbgfx.Screen, "frame", frame)
-    exec(compile(block, "README.md", "exec"), {})
+    exec(compile(block, "lcd.rst", "exec"), {})
     assert len(drawn) == 2  # the down and the move; the up draws nothing
 
 

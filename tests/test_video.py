@@ -386,17 +386,20 @@ def test_cli_without_pyav_says_how_to_install(media, capsys, monkeypatch):
     assert code == 2 and "pip install 'fbgfx[video]'" in err and len(err.strip().splitlines()) == 1
 
 
-def test_readme_video_example_runs(tmp_path, monkeypatch):
-    """The README's Video example runs as printed and draws its overlay over the picture."""
+def test_docs_video_example_runs(tmp_path, monkeypatch):
+    """The media guide's first video example runs as shown and draws its overlay over the picture."""
     import re
+    import textwrap
 
-    text = (ROOT / "README.md").read_text()
-    block = re.search(r"```python\n(.*?)```", text[text.index("\n## Video\n") :], re.S).group(1)
+    text = (ROOT / "docs" / "guides" / "media.rst").read_text()
+    blocks = re.findall(r"^\.\. testcode::\n\n((?:(?:   .*)?\n)+)", text[text.index("\nVideo files\n") :], re.M)
+    block = textwrap.dedent(blocks[0])
+    assert "duration=10" in block
     make_video(tmp_path / "movie.mp4", seconds=1, fps=10, size=(160, 120))
     monkeypatch.chdir(tmp_path)
     spec = f"virtual:320x240:XRGB8888:file={tmp_path / 'fb.raw'}"  # shared: readable after the example closes it
     monkeypatch.setenv("FRAMEBUFFER", spec)
-    exec(compile(block.replace("duration=10", "duration=10, audio=False"), "README.md", "exec"), {})
+    exec(compile(block.replace("duration=10", "duration=10, audio=False"), "media.rst", "exec"), {})
     with fbgfx.open(spec, readonly=True) as fb:
         picture = np.asarray(fb.snapshot().convert("RGB"))
     assert (picture[12, 12] == 0).all() and picture[14:40, 16:150].max() == 255  # the overlay's box and text
