@@ -145,6 +145,11 @@ def _aligned(height: int, width: int, channels: int, dtype: Any) -> np.ndarray:
 class Converter:
     """Writes decoded frames of one video into a fixed place of a native-format array.
 
+    A device whose channels are narrower than 8 bits (RGB565, XRGB4444...) gets RGB
+    and palette frames (PNG, FFV1 RGB, GIF) through RGB and fbgfx's own packing, as
+    :meth:`fbgfx.Screen.present` packs them: libswscale's RGB-to-RGB565 path packs
+    them with colour fringes. YUV frames take libswscale's one pass.
+
     Args:
         dst: Where the picture goes: a view of the back buffer (the shown rectangle).
         fmt: The device's pixel format; ``palette`` its colour map (palette formats).
@@ -165,6 +170,56 @@ class Converter:
         turn: int,
         threads: int,
     ) -> None:
+        self._args = (dst, fmt, palette, size, crop, turn, threads)
+        self._direct = _Route(*self._args, rgb=False)
+        narrow = native_pix_fmt(fmt) is not None and min(fmt.red.length, fmt.green.length, fmt.blue.length) < 8
+        self._rgb: _Route | None = None  # made for the first RGB frame, where narrow
+        self._narrow = narrow
+
+    def close(self) -> None:
+        """Free libswscale's contexts; safe twice."""
+        self._direct.close()
+        if self._rgb is not None:
+            self._rgb.close()
+
+    def __call__(self, frame: Any) -> None:
+        """Write ``frame`` (a decoded ``av.VideoFrame``) into the destination."""
+        if self._narrow and _is_rgb(frame.format):
+            if self._rgb is None:
+                self._rgb = _Route(*self._args, rgb=True)
+            self._rgb(frame)
+        else:
+            self._direct(frame)
+
+
+def _is_rgb(pix_fmt: Any) -> bool:
+    """True for FFmpeg's RGB and palette layouts (``rgb24``, ``gbrp``, ``bgr0``, ``pal8``...)."""
+    is_rgb = getattr(pix_fmt, "is_rgb", None)
+    if is_rgb is None:  # older PyAV: by name
+        name = str(pix_fmt.name)
+        return name.startswith(("rgb", "bgr", "gbr", "argb", "abgr", "0rgb", "0bgr", "pal8"))
+    return bool(is_rgb or getattr(pix_fmt, "has_palette", False))
+
+
+class _Route:
+    """One way into the destination: libswscale into the device's layout (where it has
+    one and ``rgb`` is False), else libswscale into RGB and fbgfx's kernels.
+
+    Args: as :class:`Converter`'s, and ``rgb``: always through RGB.
+    """
+
+    def __init__(
+        self,
+        dst: np.ndarray,
+        fmt: PixelFormat,
+        palette: np.ndarray | None,
+        size: tuple[int, int],
+        crop: tuple[int, int],
+        turn: int,
+        threads: int,
+        *,
+        rgb: bool,
+    ) -> None:
         self.sws = swscale()
         self.dst, self.format, self.palette = dst, fmt, palette
         self.turn, self.threads = turn % 4, threads
@@ -172,7 +227,7 @@ class Converter:
         # libswscale writes the decoded orientation: turned back it is the upright size.
         self.out_w, self.out_h = (height, width) if self.turn % 2 else (width, height)
         self.crop = crop
-        name = native_pix_fmt(fmt)
+        name = None if rgb else native_pix_fmt(fmt)
         bpp = fmt.bytes_per_pixel
         direct = (
             name is not None

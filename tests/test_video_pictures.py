@@ -1,0 +1,88 @@
+"""What a video shows (issue 29): RGB and palette sources packed into 16-bit displays as
+present() packs them, and anamorphic files at their display aspect."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+av = pytest.importorskip("av", reason="PyAV (the video extra) is not installed: pip install -e '.[test]'")
+
+import fbgfx.video as video  # noqa: E402
+
+
+def write(path: Path, pictures: list[np.ndarray], codec: str, pix_fmt: str, sar: Fraction | None = None) -> Path:
+    """Encode RGB ``pictures`` with ``codec`` in ``pix_fmt`` (lossless codecs: the decoded frames are the pictures)."""
+    height, width = pictures[0].shape[:2]
+    with av.open(str(path), "w") as out:
+        stream = out.add_stream(codec, rate=10)
+        stream.width, stream.height, stream.pix_fmt = width, height, pix_fmt
+        if sar is not None:
+            stream.codec_context.sample_aspect_ratio = sar
+        for i, picture in enumerate(pictures):
+            frame = av.VideoFrame.from_ndarray(picture, format="rgb24")
+            if pix_fmt != "rgb24":
+                frame = frame.reformat(format=pix_fmt)
+            frame.pts = i
+            for packet in stream.encode(frame):
+                out.mux(packet)
+        for packet in stream.encode(None):
+            out.mux(packet)
+    return path
+
+
+def first_frame_rgb(path: Path) -> np.ndarray:
+    with av.open(str(path)) as c:
+        return next(c.decode(video=0)).to_ndarray(format="rgb24")
+
+
+@pytest.mark.parametrize(
+    "codec, pix_fmt, ext",
+    [("png", "rgb24", "nut"), ("ffv1", "bgr0", "nut"), ("gif", "pal8", "gif")],
+    ids=["png-rgb24", "ffv1-bgr0", "gif-pal8"],
+)
+@pytest.mark.parametrize("spec", ["RGB565", "XRGB4444", "BGR565"])
+def test_rgb_sources_pack_as_present_does(tmp_path: Path, open_virtual, codec: str, pix_fmt: str, ext: str, spec: str):
+    """An RGB or palette video on a 16-bit display shows exactly what present() shows of the same frame (no fringes)."""
+    rng = np.random.default_rng(7)
+    picture = rng.integers(0, 256, (24, 32, 3), dtype=np.uint8)
+    if pix_fmt == "pal8":
+        picture = (picture // 64 * 85).astype(np.uint8)  # 64 colours: a palette holds them all
+    if codec == "gif":  # written by Pillow, read by FFmpeg's GIF decoder as pal8
+        from PIL import Image
+
+        path = tmp_path / "v.gif"
+        Image.fromarray(picture).quantize(64).save(path)
+    else:
+        path = write(tmp_path / f"v.{ext}", [picture], codec, pix_fmt)
+    reference = first_frame_rgb(path)
+    fb = open_virtual(f"32x24:{spec}")
+    with fb.screen() as screen:
+        assert screen.play(str(path), fps=0, audio=False).shown == 1
+        played = fb.pixels.copy()
+        screen.present(reference)
+        presented = fb.pixels.copy()
+    assert presented.any()
+    assert np.array_equal(played, presented), int((played != presented).sum())
+
+
+def test_anamorphic_video_is_shown_at_its_display_aspect(tmp_path: Path, open_virtual) -> None:
+    """A 32x48 file of 2:1 pixels is 64x48 on screen: Video.width says so, and it fills a 64x48 display."""
+    picture = np.zeros((48, 32, 3), np.uint8)
+    picture[:, :16] = (255, 0, 0)
+    picture[:, 16:] = (0, 0, 255)
+    path = write(tmp_path / "sar.mkv", [picture] * 3, "libx264rgb", "rgb24", sar=Fraction(2, 1))
+    with video.open(str(path)) as v:
+        assert (v.width, v.height) == (64, 48)
+        _, rgb = next(iter(v))
+        assert rgb.shape == (48, 64, 3)
+    fb = open_virtual("64x48:XRGB8888")
+    with fb.screen() as screen:
+        screen.play(str(path), fps=0, audio=False)
+    shown = np.asarray(fb.snapshot().convert("RGB")).astype(int)
+    # squeezed, the picture would be 32 wide with black bars; at its aspect, red then blue
+    assert (np.abs(shown[:, 2:28] - (255, 0, 0)).max()) <= 8
+    assert (np.abs(shown[:, 36:62] - (0, 0, 255)).max()) <= 8
