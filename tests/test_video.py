@@ -298,10 +298,10 @@ def test_no_sound_card_is_one_warning(media, open_virtual):
 
 def test_hwdec_falls_back_to_software(media, monkeypatch):
     """A hardware decoder that fails to open: one warning, software decoding, same frames."""
-    monkeypatch.setattr(_source, "hardware_present", lambda: True)
-    monkeypatch.setitem(_source.HW_DECODERS, "h264", ("h264_v4l2m2m",))
-    if "h264_v4l2m2m" not in av.codecs_available:
-        monkeypatch.setitem(_source.HW_DECODERS, "h264", ("mjpeg",))  # opens, but is no H.264 decoder
+    name = "h264_v4l2m2m" if "h264_v4l2m2m" in av.codecs_available else "mjpeg"  # mjpeg: opens, decodes no H.264
+    monkeypatch.setattr(
+        _source, "choose_decoder", lambda codec, hwdec, available: (name if hwdec == "auto" else None, "test")
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with video.open(str(media["two"]), hwdec="auto") as v:
@@ -479,8 +479,10 @@ def test_display_matrix_from_the_track_header(media):
 
 def test_hwdec_that_decodes_nothing_falls_back(media, monkeypatch):
     """A hardware decoder that opens but gives no frame: one warning, then software decoding."""
-    monkeypatch.setattr(_source, "hardware_present", lambda: True)
-    monkeypatch.setitem(_source.HW_DECODERS, "h264", ("mjpeg",))  # opens; finds no JPEG in H.264 packets
+    # mjpeg opens, and finds no JPEG in H.264 packets
+    monkeypatch.setattr(
+        _source, "choose_decoder", lambda codec, hwdec, available: ("mjpeg" if hwdec == "auto" else None, "test")
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with video.open(str(media["two"])) as v:

@@ -109,6 +109,12 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         "else software (default); none: software only",
     )
     parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="say which decoder each video file gets (hardware or software) and why",
+    )
+    parser.add_argument(
         "--stats",
         action="store_true",
         help="print the summary line (frames, fps, drops) even when stderr is not a terminal",
@@ -201,12 +207,17 @@ def _play_videos(args: argparse.Namespace, context: Context) -> int:
                     # the options of `fbgfx play` have PlayOptions' names
                     options = video.PlayOptions(**{name: getattr(args, name) for name in _PLAY_OPTIONS})
                     player = video.Player(screen, [first, *args.files[1:]], options)
-                    player.run(progress=status.frame)
+                    player.run(progress=status.frame, opened=_tell_decoder if args.verbose else None)
                 finally:
                     status.finish()
     finally:
         first.close()
     return 0
+
+
+def _tell_decoder(video: Any) -> None:
+    """--verbose: the decoder a file got, and why."""
+    print(f"fbgfx: {video.path}: decoder {video.decoder} ({video.decoder_reason})", file=sys.stderr, flush=True)
 
 
 def _read_once(path: str) -> bool:

@@ -266,11 +266,15 @@ class Player:
         path = os.fspath(item)
         return lambda cancel: Video(path, hwdec=self.options.hwdec, threads=self.options.threads, cancel=cancel)
 
-    def run(self, progress: Callable[[bool], None] | None = None) -> Played:  # noqa: C901 - one timeline, read top down
+    def run(  # noqa: C901 - one timeline, read top down
+        self, progress: Callable[[bool], None] | None = None, opened: Callable[[Video], None] | None = None
+    ) -> Played:
         """Play until the last file ends (never, with ``loop``), or ``duration``.
 
         Args:
             progress: Called with ``dropped`` (bool) for every frame.
+            opened: Called with each file's Video as its play begins (in the decoding
+                thread), e.g. to say which decoder it got.
         """
         fps = self.options.fps
         start = time.monotonic()
@@ -290,6 +294,8 @@ class Player:
             owned.append(not isinstance(self.items[0], Video))
             if self.options.audio and fps is None and video.has_audio:
                 audio_out = open_audio(self.options.audio_device, video.audio_rate)
+            if opened is not None:
+                opened(video)
             current = _Feeder(lambda _cancel: video, 0.0, audio_out, fps)
             feeders.append(current)
             position = 1
@@ -310,7 +316,7 @@ class Player:
                     if nxt is not None:
                         i, _round = nxt
                         offset = current.offset + (current.end or 0.0)
-                        upcoming = _Feeder(self._opener(i), offset, audio_out, fps)
+                        upcoming = _Feeder(_telling(self._opener(i), opened), offset, audio_out, fps)
                         feeders.append(upcoming)
                         owned.append(not isinstance(self.items[i], Video))
                         position += 1
@@ -446,6 +452,21 @@ class Player:
             if r[0] < r[2] and r[1] < r[3]:
                 convert.fill(array[r[1] : r[3], r[0] : r[2]], self.background)
                 self.screen.mark_dirty(r)
+
+
+def _telling(
+    make: Callable[[threading.Event], Video], opened: Callable[[Video], None] | None
+) -> Callable[[threading.Event], Video]:
+    """``make``, calling ``opened`` with what it opened."""
+    if opened is None:
+        return make
+
+    def make_and_tell(cancel: threading.Event) -> Video:
+        video = make(cancel)
+        opened(video)
+        return video
+
+    return make_and_tell
 
 
 class _Sync:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import builtins
 import errno
-import glob
 import math
 import os
 import re
@@ -30,22 +29,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import VideoError
+from . import _v4l2
 
-__all__ = ["HWDEC", "HW_DECODERS", "Video", "import_av", "open"]
+__all__ = ["HWDEC", "Video", "choose_decoder", "import_av", "is_url", "open"]
 
 #: What ``hwdec`` takes: ``"auto"`` (a hardware decoder where the platform has one) or ``"none"``.
 HWDEC = ("auto", "none")
-
-#: Hardware decoders tried for ``hwdec="auto"``, by FFmpeg's software decoder name: the
-#: V4L2 memory-to-memory decoders of the Raspberry Pi (and other SoCs).
-HW_DECODERS: dict[str, tuple[str, ...]] = {
-    "h264": ("h264_v4l2m2m",),
-    "hevc": ("hevc_v4l2m2m",),
-    "mpeg4": ("mpeg4_v4l2m2m",),
-    "mpeg2video": ("mpeg2_v4l2m2m",),
-    "vp8": ("vp8_v4l2m2m",),
-    "vp9": ("vp9_v4l2m2m",),
-}
 
 _INSTALL = "playing video needs PyAV: pip install 'fbgfx[video]' (Raspberry Pi OS: sudo apt install python3-av)"
 
@@ -103,11 +92,6 @@ def _errors(av: Any) -> type[BaseException]:
     before PyAV 8)."""
     error: type[BaseException] = getattr(getattr(av, "error", None), "FFmpegError", None) or av.AVError
     return error
-
-
-def hardware_present() -> bool:
-    """True when the kernel has a V4L2 device a memory-to-memory decoder could use."""
-    return bool(glob.glob("/dev/video*"))
 
 
 def open(  # mirrors builtins.open
@@ -261,7 +245,7 @@ class _Reader:
         rate = stream.average_rate or getattr(stream, "guessed_rate", None)
         self.fps = float(rate) if rate else 0.0
         self._time_base = float(stream.time_base) if stream.time_base else 0.0
-        self.decoder = _open_decoder(av, stream, hwdec, threads, self.path)
+        self.decoder, self.why = _open_decoder(av, stream, hwdec, threads, self.path)
         self._packets = container.demux(*([stream] + ([self.audio] if self.audio is not None else [])))
         self._pending: list[tuple[str, Any, float]] = []
         self._start: float | None = None  # the first video frame's time
@@ -382,30 +366,31 @@ class _Reader:
         return t - (self._start if self._start is not None else t)
 
 
-def _open_decoder(av: Any, stream: Any, hwdec: str, threads: int | None, path: str) -> Any:
-    """The decoding context: a hardware one where asked and available, else the
-    stream's own, with frame threads."""
+def choose_decoder(codec: str, hwdec: str, available: Any) -> tuple[str | None, str]:
+    """The hardware decoder to try for ``codec`` (None: software) and why, in one line."""
+    if hwdec == "none":
+        return None, "hwdec is none"
+    return _v4l2.choose(codec, available)
+
+
+def _open_decoder(av: Any, stream: Any, hwdec: str, threads: int | None, path: str) -> tuple[Any, str]:
+    """The decoding context and why it was chosen: a hardware one where asked and a
+    device decodes the codec, else the stream's own, with frame threads."""
     software = stream.codec_context
     if software is None:
         raise VideoError(path, "has a video codec FFmpeg cannot decode")
-    if hwdec == "auto" and hardware_present():
-        for name in HW_DECODERS.get(software.name, ()):
-            if name not in av.codecs_available:
-                continue
-            try:
-                ctx = av.CodecContext.create(name, "r")
-                if software.extradata:
-                    ctx.extradata = software.extradata
-                ctx.width, ctx.height = software.width, software.height
-                ctx.open()
-                return ctx
-            except (_errors(av), ValueError, TypeError, AttributeError) as e:
-                warnings.warn(
-                    f"{path}: hardware decoder {name} unavailable ({_reason(e)}); decoding in software",
-                    RuntimeWarning,
-                    stacklevel=5,
-                )
-                break
+    name, why = choose_decoder(software.name, hwdec, av.codecs_available)
+    if name is not None:
+        try:
+            ctx = av.CodecContext.create(name, "r")
+            if software.extradata:
+                ctx.extradata = software.extradata
+            ctx.width, ctx.height = software.width, software.height
+            ctx.open()
+            return ctx, why
+        except (_errors(av), ValueError, TypeError, AttributeError) as e:
+            why = f"hardware decoder {name} unavailable ({_reason(e)})"
+            warnings.warn(f"{path}: {why}; decoding in software", RuntimeWarning, stacklevel=5)
     try:
         software.thread_type = "AUTO"  # frame threads, and slice threads where frames cannot
         # one per core and one more, FFmpeg's own rule for frame threads: a frame
@@ -413,7 +398,7 @@ def _open_decoder(av: Any, stream: Any, hwdec: str, threads: int | None, path: s
         software.thread_count = threads or min((os.cpu_count() or 1) + 1, 16)
     except (AttributeError, ValueError, TypeError):
         pass
-    return software
+    return software, why
 
 
 class Video:
@@ -441,6 +426,8 @@ class Video:
         rotation: Degrees the decoded picture is turned clockwise to stand upright.
         codec: FFmpeg's name of the video codec.
         decoder: The decoder in use (e.g. ``h264`` or ``h264_v4l2m2m``).
+        decoder_reason: Why that one, in a line (``/dev/video10 (...) decodes H264``,
+            ``no V4L2 memory-to-memory device decodes HEVC``...).
         errors: Damaged packets skipped by the last pass that ended.
     """
 
@@ -482,6 +469,7 @@ class Video:
                 )
                 self._hwdec = "none"
                 reader = _Reader(av, self.path, "none", threads, cancel)
+                reader.why = f"hardware decoder {e} decoded no frame"
                 first = reader.first()
         except _errors(av) as e:
             raise VideoError(self.path, _reason(e)) from None
@@ -503,6 +491,7 @@ class Video:
         else:
             self.duration = None
         self.decoder: str = reader.decoder.name
+        self.decoder_reason = reader.why
         mp4 = self.path if "mp4" in container.format.name and os.path.isfile(self.path) else None
         self.rotation = _rotation(first, stream, mp4)
         # the picture as shown before it is turned: the coded size at the sample aspect
