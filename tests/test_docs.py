@@ -87,6 +87,48 @@ def _described(body: str) -> bool:
     return any(line.strip() and not line.strip().startswith(":") for line in body.splitlines())
 
 
+#: Protocols whose methods' docstrings the classes implementing them share (as in the
+#: built reference: docs/_ext/fbgfx_docs.py, PROTOCOLS).
+PROTOCOLS = ("fbgfx.backend.Backend", "fbgfx.drm.CardLike", "fbgfx.serve.Source")
+
+
+def _members(cls: type) -> dict[str, object]:
+    """The public methods and properties autodoc lists for a class: its own and those of
+    the fbgfx classes it is made of (Surface's drawing mixins); not tuple's or object's."""
+    found: dict[str, object] = {}
+    for base in reversed(cls.__mro__):
+        if not base.__module__.startswith("fbgfx"):
+            continue
+        for name, value in vars(base).items():
+            if name.startswith("_") or name in getattr(cls, "_fields", ()):
+                continue
+            if isinstance(value, (staticmethod, classmethod)):
+                value = value.__func__
+            if inspect.isfunction(value) or isinstance(value, property):
+                found[name] = value
+    return found
+
+
+def _has_doc(cls: type, name: str, member: object) -> bool:
+    if (getattr(member, "__doc__", None) or "").strip() or inspect.getdoc(getattr(cls, name, None)):
+        return True
+    for dotted in PROTOCOLS:
+        protocol = _resolve(dotted)
+        if isinstance(protocol, type) and protocol is not cls and inspect.getdoc(vars(protocol).get(name)):
+            return True
+    return False
+
+
+def test_public_members_have_docstrings():
+    """Every public method and property of the public classes has a docstring (its own, or its protocol's)."""
+    undocumented = []
+    for dotted in _public_names():
+        cls = _resolve(dotted)
+        if inspect.isclass(cls) and cls.__module__.startswith("fbgfx"):
+            undocumented += [f"{dotted}.{n}" for n, m in _members(cls).items() if not _has_doc(cls, n, m)]
+    assert not undocumented, f"no docstring: {undocumented}"
+
+
 def test_reference_describes_its_data():
     """Each constant and type alias the reference lists by hand (py:data) comes with a description."""
     entries = _DATA.findall(_reference())

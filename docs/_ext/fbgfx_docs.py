@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import pathlib
 from typing import Any
 
@@ -58,6 +60,39 @@ class PrimitivesDirective(Directive):
         return []
 
 
+#: Protocols whose methods' docstrings the classes implementing them share: a
+#: ``VirtualDevice.get_var`` says what ``Backend.get_var`` says (tests/test_docs.py
+#: applies the same rule when it checks that every public member has a docstring).
+PROTOCOLS = ("fbgfx.backend.Backend", "fbgfx.drm.CardLike", "fbgfx.serve.Source")
+
+
+def protocol_doc(name: str) -> str:
+    """The docstring of method ``name`` on one of :data:`PROTOCOLS`, else ''."""
+    for dotted in PROTOCOLS:
+        module, _, cls = dotted.rpartition(".")
+        member = vars(getattr(importlib.import_module(module), cls)).get(name)
+        doc = inspect.getdoc(member) if member is not None else None
+        if doc:
+            return doc
+    return ""
+
+
+def _keep_implementations(app: Any, what: str, name: str, obj: Any, skip: bool, options: Any) -> bool | None:
+    """Keep an undocumented public method that implements a documented protocol method."""
+    del app, what, options  # Sphinx's
+    routine = inspect.isroutine(obj) or isinstance(obj, property)
+    if skip and routine and not name.startswith("_") and not inspect.getdoc(obj) and protocol_doc(name):
+        return False
+    return None
+
+
+def _protocol_docstring(app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
+    """Give such a method its protocol's docstring."""
+    del app, obj, options  # Sphinx's
+    if what in ("method", "property") and not any(line.strip() for line in lines):
+        lines[:] = protocol_doc(name.rpartition(".")[2]).splitlines()
+
+
 def _make_pictures(app: Any) -> None:
     del app  # Sphinx's; the pictures go beside the sources whatever the builder
     pictures.make_all(GENERATED)
@@ -67,4 +102,6 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_directive("fbgfx-cli", CliDirective)
     app.add_directive("fbgfx-primitives", PrimitivesDirective)
     app.connect("builder-inited", _make_pictures)
+    app.connect("autodoc-skip-member", _keep_implementations)
+    app.connect("autodoc-process-docstring", _protocol_docstring)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
