@@ -82,6 +82,9 @@ def displays(dri_dir: str = "/dev/dri", fb_glob: str = "/dev/fb[0-9]*", sysfs: s
         dri_dir: Where the DRM card nodes are.
         fb_glob: Which framebuffer nodes to list.
         sysfs: Where sysfs' device classes are.
+
+    Returns:
+        A :class:`Display` for each; an empty list on a machine without displays.
     """
     found: list[Display] = []
     for path in find_cards(dri_dir):

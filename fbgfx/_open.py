@@ -46,6 +46,11 @@ def open(path: PathLike | None = None, *, readonly: bool = False) -> Framebuffer
     Raises:
         FramebufferError: The device is missing, not permitted or not a framebuffer.
         UnsupportedFormatError: The current pixel layout cannot be drawn in.
+
+    Example:
+        >>> with fbgfx.open("virtual:320x240:RGB565") as fb:
+        ...     print(fb.width, fb.height, fb.format)
+        320 240 RGB565
     """
     path = resolve(path)
     if path.startswith("virtual:") or path == "virtual":

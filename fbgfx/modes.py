@@ -159,6 +159,11 @@ def parse_mode(text: str | Mode) -> Mode:
         ValueError: Not a mode string, a zero size or depth, or fewer virtual lines
             than visible ones.
         TypeError: ``text`` is not a string.
+
+    Example:
+        >>> mode = fbgfx.parse_mode("800x600-32@1200")
+        >>> mode.width, mode.height, mode.bpp, mode.virtual_height
+        (800, 600, 32, 1200)
     """
     if isinstance(text, Mode):
         return text

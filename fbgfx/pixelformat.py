@@ -48,6 +48,11 @@ class PixelFormat:
         gray: True for gray formats: the pixel value is a luminance level.
         inverted: For 1 bpp gray panels whose 1 is black (``FB_VISUAL_MONO01``).
         name: The DRM fourcc-style name, or a descriptive one for unusual layouts.
+
+    Example:
+        >>> rgb565 = fbgfx.FORMATS["RGB565"]
+        >>> rgb565.bpp, rgb565.red.offset, hex(rgb565.pack_color((255, 0, 0)))
+        (16, 11, '0xf800')
     """
 
     bpp: int

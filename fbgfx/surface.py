@@ -113,6 +113,12 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
     One surface is drawn from one thread at a time: concurrent calls on the same
     surface share its drawing state and may mix up colours or ``on_draw`` boxes,
     though they never write outside it.
+
+    Example:
+        >>> s = fbgfx.Surface(64, 48, "RGB565")
+        >>> s.rectangle((8, 8, 55, 39), fill="red", outline="white")
+        >>> s.to_image().getpixel((20, 20))
+        (255, 0, 0)
     """
 
     def __init__(self, width: int, height: int, format: FormatLike = "XRGB8888", *, palette: Any = None) -> None:

@@ -217,3 +217,33 @@ def test_docs_doctest_lines_run(example_folder):
         assert not result.failed, out.getvalue()
         ran += result.attempted
     assert ran > 0
+
+
+def _docstring_examples() -> list[doctest.DocTest]:
+    """The ``>>>`` examples in the docstrings of the public names and their members."""
+    finder, tests, seen = doctest.DocTestFinder(recurse=False), [], set()
+    for dotted in [*PUBLIC_MODULES, *_public_names()]:
+        obj = importlib.import_module(dotted) if dotted in PUBLIC_MODULES else _resolve(dotted)
+        objects = [obj, *(_members(obj).values() if inspect.isclass(obj) else ())]
+        for item in objects:
+            item = item.fget if isinstance(item, property) else item
+            if not (inspect.ismodule(item) or inspect.isclass(item) or inspect.isroutine(item)) or id(item) in seen:
+                continue
+            seen.add(id(item))
+            for test in finder.find(item, dotted, globs={"fbgfx": fbgfx}):
+                if test.examples:
+                    tests.append(test)
+    return tests
+
+
+def test_docstring_examples_run(example_folder):
+    """Every ``>>>`` example in a public docstring runs as the reference shows it (as the doctest builder runs them)."""
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    tests = _docstring_examples()
+    assert tests, "no docstring has an example: has the finder stopped finding them?"
+    out = io.StringIO()
+    for test in tests:
+        if "movie.mp4" in "".join(e.source for e in test.examples) and not has_video():
+            continue  # plays a video: needs PyAV (the video extra)
+        runner.run(test, out=out.write)
+    assert not runner.failures, out.getvalue()
