@@ -4,6 +4,8 @@ Open a display with :func:`open` (``/dev/fbN`` or ``virtual:WxH[:FORMAT]``), dra
 NumPy memory in its native pixel format, and restore everything on close.
 """
 
+from typing import TYPE_CHECKING
+
 from ._displays import Display, displays
 from ._open import VirtualFramebuffer, open
 from .device import Framebuffer
@@ -17,6 +19,10 @@ from .surface import Surface
 from .text import font
 from .virtual import VirtualDevice, VirtualOptions
 
+if TYPE_CHECKING:  # loaded on first use (see __getattr__); named here for type checkers
+    from .kiosk.idle import Idle
+    from .kiosk.mirror import mirror
+
 __version__ = "0.1.0"
 
 
@@ -28,6 +34,7 @@ __all__ = [
     "FixScreenInfo",
     "Framebuffer",
     "FramebufferError",
+    "Idle",
     "Mode",
     "ModeError",
     "PixelFormat",
@@ -43,6 +50,7 @@ __all__ = [
     "default_palette",
     "displays",
     "font",
+    "mirror",
     "open",
     "parse_mode",
     "touch",
@@ -53,6 +61,10 @@ __all__ = [
 def __getattr__(name: str) -> object:
     # fbgfx.touch and fbgfx.video are imported on first use: programs that only draw do
     # not load the input layer (and do not need a native module built with it) or PyAV.
+    if name in ("Idle", "mirror"):  # the kiosk tools, loaded on first use like touch
+        import importlib
+
+        return getattr(importlib.import_module(f".kiosk.{name.lower()}", __name__), name)
     if name in ("touch", "video"):
         import importlib
 

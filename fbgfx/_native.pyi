@@ -345,6 +345,44 @@ class _Lib:
         f: _CData,
         /,
     ) -> int: ...
+    def mirror_tiles(
+        self,
+        cur: _CData,
+        cur_stride: int,
+        prev: _CData,
+        prev_stride: int,
+        width_bytes: int,
+        height: int,
+        tile_bytes: int,
+        tile_rows: int,
+        mask: _CData,
+        /,
+    ) -> int: ...
+    def mirror_scale(
+        self,
+        src: _CData,
+        src_stride: int,
+        kind: int,
+        rs: int,
+        gs: int,
+        bs: int,
+        xfirst: _CData,
+        xcount: _CData,
+        xw: _CData,
+        xk: int,
+        yfirst: _CData,
+        ycount: _CData,
+        yw: _CData,
+        yk: int,
+        x0: int,
+        y0: int,
+        w: int,
+        h: int,
+        dst: _CData,
+        dst_stride: int,
+        /,
+    ) -> int: ...
+    def fbgfx_input_grab(self, fd: int, on: int, /) -> int: ...
 
 ffi: _FFI
 lib: _Lib

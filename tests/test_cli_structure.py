@@ -19,8 +19,9 @@ from fbgfx.screeninfo import VarScreenInfo, describe_mode
 
 
 def test_every_command_is_a_module_with_a_command() -> None:
-    """COMMANDS lists every command (serve last), each from its own module, all in the parser."""
-    assert [c.name for c in COMMANDS] == ["info", "show", "play", "grab", "mode", "demo", "touch", "serve"]
+    """COMMANDS lists every command (the kiosk tools after serve), each from its own module, all in the parser."""
+    names = ["info", "show", "play", "grab", "mode", "demo", "touch", "serve", "mirror", "idle"]
+    assert [c.name for c in COMMANDS] == names
     for command in COMMANDS:
         module = getattr(fbgfx.cli, command.name)
         assert module.COMMAND is command

@@ -1,4 +1,5 @@
-"""``fbgfx``: everyday framebuffer tools (info, show, play, grab, mode, demo, touch, serve).
+"""``fbgfx``: everyday framebuffer tools (info, show, play, grab, mode, demo, touch, serve,
+mirror, idle).
 
 Run ``python -m fbgfx --help`` or ``fbgfx COMMAND --help``. Every command takes
 ``-d/--device`` (``/dev/fbN``, ``N`` or ``virtual:WxH[:FORMAT]``; default
@@ -22,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from .. import __version__
-from . import demo, grab, info, mode, play, serve, show, touch
+from . import demo, grab, idle, info, mirror, mode, play, serve, show, touch
 from ._common import CliError, Command, Context, describe_error, image_format
 
 __all__ = ["COMMANDS", "EXIT_INTERRUPTED", "EXIT_USAGE", "CliError", "build_parser", "main"]
@@ -43,6 +44,8 @@ COMMANDS: tuple[Command, ...] = (
     demo.COMMAND,
     touch.COMMAND,
     serve.COMMAND,
+    mirror.COMMAND,
+    idle.COMMAND,
 )
 
 # Bad input, whatever layer found it: one line and exit status 2. OverflowError,
