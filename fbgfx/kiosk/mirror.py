@@ -53,8 +53,10 @@ class MirrorStats:
         skipped: Looks that found nothing changed (or nothing shown).
         changed: The sum over mirrored frames of the fraction of the source that
             changed (tiles compared); see :attr:`average_changed`.
-        cpu: CPU seconds spent on mirrored frames (look, compare, scale, write).
-        idle_cpu: CPU seconds spent on looks that found nothing to do.
+        cpu: CPU seconds spent on mirrored frames (look, compare, scale, write): the
+            calling thread's CPU time from the end of the look before to the end of
+            this one (in :meth:`Mirror.run` that is the look alone).
+        idle_cpu: The same for looks that found nothing to do.
         started: ``time.monotonic()`` at the first look.
         filters: The scaling filters (x, y) in use: ``box``, ``bilinear`` or ``exact``.
     """
@@ -131,6 +133,7 @@ class Mirror:
         self._scaler: Scaler | None = None
         self._place = (0, 0)
         self._closed = False
+        self._cpu_mark = time.thread_time()
         try:
             self._screen = dest.screen(buffering="copy", rotate=rotate)
         except BaseException:
@@ -173,9 +176,11 @@ class Mirror:
             True when something was shown (a mirrored frame), False when nothing had
             changed or the source showed nothing (a skipped look).
         """
-        t0 = time.thread_time()
         shown = self._step()
-        spent = time.thread_time() - t0
+        # The thread's CPU since the end of the last look: one clock read a look
+        # (time.thread_time is a system call, tens of microseconds on some machines).
+        now = time.thread_time()
+        spent, self._cpu_mark = now - self._cpu_mark, now
         if shown:
             self.stats.mirrored += 1
             self.stats.cpu += spent
