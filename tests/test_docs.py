@@ -30,7 +30,7 @@ from cli_reference import cli_rst  # noqa: E402  (docs/_ext, put on the path abo
 from example_env import example_cleanup, example_setup, has_video  # noqa: E402
 
 #: The modules whose public names (``__all__``) the reference documents.
-PUBLIC_MODULES = ("fbgfx", "fbgfx.touch", "fbgfx.video", "fbgfx.serve", "fbgfx.testing", "fbgfx.drm")
+PUBLIC_MODULES = ("fbgfx", "fbgfx.touch", "fbgfx.video", "fbgfx.serve", "fbgfx.testing", "fbgfx.drm", "fbgfx.kiosk")
 
 _DIRECTIVE = re.compile(r"^\.\. (?:auto\w+|py:\w+):: (fbgfx[\w.]*)", re.M)
 _DATA = re.compile(r"^\.\. py:data:: ([\w.]+)\n((?:   .*\n|\n)*)", re.M)
