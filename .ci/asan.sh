@@ -43,12 +43,12 @@ rm -f "$work/src/fbgfx/_native.c"
     cd "$work/src"
     CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -g" \
     LDFLAGS="-fsanitize=address,undefined" \
-    python - "$work/build" <<'EOF'
-import runpy, shutil, sys, pathlib
-build = pathlib.Path(sys.argv[1])
+    python - <<'EOF'
+import runpy, pathlib
 ffi = runpy.run_path("native/build_ffi.py")["ffibuilder"]
-so = pathlib.Path(ffi.compile(tmpdir=str(build), verbose=False))
-shutil.copy(so, pathlib.Path("fbgfx") / so.name)
+# build_ffi.py names its C files relative to the folder it is run from (setuptools wants
+# relative paths), so the copy is built where it is: the module lands in fbgfx/
+so = pathlib.Path(ffi.compile(tmpdir=".", verbose=False))
 print(f"asan: built {so.name}")
 EOF
 )

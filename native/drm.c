@@ -1,6 +1,6 @@
 /* DRM/KMS ioctls. The structs are the kernel ABI, declared in drm_uapi.h (vendored so
  * that building fbgfx needs no libdrm-dev). */
-#include "drm_uapi.h"
+#include "drm.h"
 #include <sys/mman.h>
 #include <unistd.h>
 

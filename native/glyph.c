@@ -6,6 +6,7 @@
  * src + dst * (255 - src) / 255, rounded with Pillow's MULDIV255. fbgfx composes
  * glyphs it has rendered once the same way, so the mask is the one Pillow would make.
  * The glyph is clipped to the mask; returns 0. */
+#include "glyph.h"
 
 int glyph_compose(uint8_t *dst, ptrdiff_t dst_stride, int dst_w, int dst_h, const uint8_t *src,
                   ptrdiff_t src_stride, int src_w, int src_h, int x, int y)

@@ -4,18 +4,8 @@
  * __kernel_ulong_t on 32-bit systems built with 64-bit time_t; the header's
  * input_event_sec/input_event_usec macros name the right ones, so the compiler
  * (not Python) decides the layout, on armhf as on x86-64. */
-#include <linux/input.h>
+#include "input.h"
 #include <time.h>
-
-struct fbgfx_input_event {
-    int64_t sec;
-    int64_t usec;
-    uint16_t type;
-    uint16_t code;
-    int32_t value;
-};
-
-static const int FBGFX_INPUT_EVENT_SIZE = (int)sizeof(struct input_event);
 
 /* An ioctl that answers a length (EVIOCG* with a buffer) or 0; -errno on failure. */
 static int fbgfx_input_ioctl(int fd, unsigned long request, void *arg)

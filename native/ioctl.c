@@ -1,5 +1,6 @@
 /* Thin ioctl wrappers: each returns 0 (or a value) on success and -errno on failure,
  * so Python never reads a stale errno. */
+#include "ioctl.h"
 
 static int fbgfx_ioctl(int fd, unsigned long request, void *arg)
 {

@@ -1,5 +1,8 @@
 /* Headers for every C file in native/. <sys/ioctl.h> must come before <linux/fb.h>:
  * fb.h uses _IOW() for FBIO_WAITFORVSYNC without including it. */
+#ifndef FBGFX_PRELUDE_H
+#define FBGFX_PRELUDE_H
+
 #include <errno.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -14,4 +17,6 @@
 #define FBGFX_HOT __attribute__((target_clones("avx2", "default")))
 #else
 #define FBGFX_HOT
+#endif
+
 #endif

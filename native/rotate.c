@@ -20,15 +20,10 @@
  * while it is converted, not converted and then copied turned. Elsewhere (ARM boards),
  * plain loops convert a tile into a buffer on the stack and write it turned. Channels
  * are truncated to their length as PixelFormat.pack and convert_pack do. */
+#include "rotate.h"
 
 #define ROTATE_TILE 32
 #define ROTATE_INLINE static inline __attribute__((always_inline))
-
-typedef struct rotate_format {
-    int bytes;  /* 2 or 4: direct colour, channels of 1..8 bits */
-    int off[4]; /* bit offsets of red, green, blue, alpha */
-    int len[4]; /* bit lengths; len[3] == 0 when there is no alpha */
-} rotate_format;
 
 /* One tile: src is its top-left pixel in the frame, dst the top-left of its turned
  * place; tw x th pixels in the frame. Panel row i, column j takes the pixel given in

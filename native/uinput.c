@@ -1,5 +1,6 @@
 /* <linux/uinput.h>: a single-touch touchscreen made from user space, so that tests
  * can touch a real kernel's display. UI_DEV_SETUP and UI_ABS_SETUP need Linux 4.5. */
+#include "uinput.h"
 #include <linux/uinput.h>
 
 static int fbgfx_uinput_ioctl(int fd, unsigned long request, unsigned long arg)
