@@ -25,7 +25,12 @@ real-kernel tests under qemu in ``tests/kernel/`` (see ``tests/kernel/README.md`
 from __future__ import annotations
 
 import contextlib
+import json
+import os
+import tempfile
+import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -50,6 +55,50 @@ def _plugin_installed() -> bool:
 pytest_plugins = ["pytester"] + ([] if _plugin_installed() else ["pytest_fbgfx"])
 
 OpenVirtual = Callable[..., Framebuffer]
+
+IN_GUEST = os.environ.get("FBGFX_IN_GUEST") == "1"
+
+
+def _xdist_usable(config: pytest.Config) -> bool:
+    return config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """The whole suite (``pytest`` with no paths) runs on every core with pytest-xdist
+    where it is installed; ``-n N`` says otherwise, ``-n 0`` runs it in one process.
+    A run of named tests stays in one process unless told ``-n``."""
+    if IN_GUEST or not _xdist_usable(config) or config.option.numprocesses is not None:
+        return
+    source = getattr(config, "args_source", None)  # pytest >= 7.2
+    if source is None or source.name != "TESTPATHS":
+        return
+    if config.option.collectonly or config.option.usepdb or config.option.dist != "no":
+        return
+    config.option.numprocesses = len(os.sched_getaffinity(0))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One directory per run for the kernel boots' claims and results, which xdist's
+    workers inherit (tests/kernel/_boots.py)."""
+    if IN_GUEST or hasattr(config, "workerinput"):
+        return
+    os.environ["FBGFX_BOOTS_DIR"] = tempfile.mkdtemp(prefix="fbgfx-boots-")
+    os.environ["FBGFX_RUN_START"] = str(time.time())
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The kernel boots of this run: each one's time, its guests' and their results."""
+    root = os.environ.get("FBGFX_BOOTS_DIR")
+    if IN_GUEST or not root:
+        return
+    boots = sorted(Path(root).glob("*.json"))
+    if not boots:
+        return
+    terminalreporter.section("kernel boots")
+    for done in boots:
+        for line in json.loads(done.read_text()).get("report", []):
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture

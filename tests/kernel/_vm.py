@@ -1,17 +1,17 @@
-"""Host side shared by the real-kernel harnesses: boot a kernel under qemu with virtme-ng.
+"""Host side of a VM: boot a kernel under qemu with virtme-ng and answer the guests.
 
-conftest.py (the display boots) and the test_*_vm.py harnesses each boot a VM
-that runs a shell script from this checkout as root, and answer the guest's requests
-(screendumps, taps) meanwhile: the guest writes a request file into the shared
-read/write directory, a thread here does it through qemu's QMP socket and answers
-``done-N``. What differs between them is the qemu devices, the script and how a
-request is carried out; the rest is here, with what the harnesses whose guest records
-its steps in results.json (_host_link.HostLink) share: the boot (``boot_dir``,
-``boot_guest``), the screendump answer, a step's result and a picture's comparison.
+``run_vm`` boots Debian's kernel under TCG with some qemu devices and runs a shell script
+from this checkout as root; meanwhile a thread (``Responder``) answers the guests'
+requests: a guest writes a request file into its directory (shared read/write with the
+VM), the thread carries it out through qemu's QMP socket (a screendump, a tap) and
+answers ``done-N``. Which boots run which guests is _boots.py's; here are also the
+helpers the harnesses share to read a guest's results (``guest_step``,
+``assert_shown``, ``answer_screendump``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -32,14 +32,20 @@ from typing import Any, Callable
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-ENABLE_HINT = "run `bash .ci/vm-deps.sh` to install qemu, a kernel and virtme-ng"
-# The touch boot, the longest, took 394 s on a loaded machine: room above it.
-BOOT_TIMEOUT = float(os.environ.get("FBGFX_VM_TIMEOUT", "600"))
+ENABLE_HINT = "run `sudo bash .ci/test-deps.sh` to install qemu and a kernel (virtme-ng comes with the test extra)"
+
+
+def vng() -> str | None:
+    """virtme-ng's ``vng``: on PATH, or beside this Python (the test extra installs it into a
+    venv that need not be activated)."""
+    beside = Path(sys.executable).parent / "vng"
+    return shutil.which("vng") or (str(beside) if beside.exists() else None)
 
 
 def vm_tools_missing() -> str | None:
     """Say which VM tool is missing, or None when a kernel can be booted."""
-    missing = [tool for tool in ("vng", "qemu-system-x86_64") if shutil.which(tool) is None]
+    missing = ["vng"] if vng() is None else []
+    missing += [tool for tool in ("qemu-system-x86_64",) if shutil.which(tool) is None]
     if not glob.glob("/boot/vmlinuz-*"):
         missing.append("/boot/vmlinuz-*")
     if missing:
@@ -101,22 +107,28 @@ class Qmp:
 Handler = Callable[[Qmp, Path], None]
 
 
-class Responder:
-    """A thread answering the guest's ``PREFIX-N`` request files through QMP.
+# A guest's request channel: its directory, the prefix of its request files, and how
+# a request is carried out.
+Channel = tuple[Path, str, Handler]
 
-    Per request it calls ``handle`` and then writes ``done-N`` holding "ok" or the
-    error, which the guest reports (the host's errors are also kept in ``errors``).
-    It connects to qemu on the first request: the socket exists only once qemu runs.
+
+class Responder:
+    """A thread answering the guests' ``PREFIX-N`` request files through QMP.
+
+    Each channel is a guest's directory with the prefix of its requests and how to carry
+    one out. Per request it calls the handler and then writes ``done-N`` beside it,
+    holding "ok" or the error, which the guest reports (the host's errors are also kept
+    in ``errors``). It connects to qemu on the first request: the socket exists only
+    once qemu runs.
     """
 
-    def __init__(self, sock_path: str, rwdir: Path, prefix: str, handle: Handler) -> None:
+    def __init__(self, sock_path: str, channels: Sequence[Channel]) -> None:
         self.sock_path = sock_path
-        self.rwdir = rwdir
-        self.prefix = prefix
-        self.handle = handle
+        self.channels = list(channels)
         self.stop = threading.Event()
         self.served = 0
         self.errors: list[str] = []
+        self._qmp: Qmp | None = None
         self._thread = threading.Thread(target=self._run, name="qemu-qmp", daemon=True)
 
     def start(self) -> None:
@@ -126,52 +138,38 @@ class Responder:
         self.stop.set()
         self._thread.join(timeout=10)
 
+    def _answer(self, rwdir: Path, prefix: str, handle: Handler) -> None:
+        # By length first, so that "cmd-10" comes after "cmd-9".
+        for req in sorted(rwdir.glob(f"{prefix}*"), key=lambda p: (len(p.name), p.name)):
+            n = req.name[len(prefix) :]
+            try:
+                if self._qmp is None:
+                    self._qmp = Qmp(self.sock_path)
+                handle(self._qmp, req)
+                status = "ok"
+            except Exception as exc:  # told to the guest, which records it
+                status = f"error: {exc}"[:500]
+                self.errors.append(status)
+            req.unlink()
+            # Written aside and renamed, so the guest never reads a half-written answer.
+            tmp = rwdir / f".done-{n}"
+            tmp.write_text(status)
+            tmp.rename(rwdir / f"done-{n}")
+            self.served += 1
+
     def _run(self) -> None:
-        qmp: Qmp | None = None
         while not self.stop.is_set():
-            # By length first, so that "cmd-10" comes after "cmd-9".
-            for req in sorted(self.rwdir.glob(f"{self.prefix}*"), key=lambda p: (len(p.name), p.name)):
-                n = req.name[len(self.prefix) :]
-                try:
-                    if qmp is None:
-                        qmp = Qmp(self.sock_path)
-                    self.handle(qmp, req)
-                    status = "ok"
-                except Exception as exc:  # told to the guest, which records it
-                    status = f"error: {exc}"[:500]
-                    self.errors.append(status)
-                req.unlink()
-                # Written aside and renamed, so the guest never reads a half-written answer.
-                tmp = self.rwdir / f".done-{n}"
-                tmp.write_text(status)
-                tmp.rename(self.rwdir / f"done-{n}")
-                self.served += 1
+            for channel in self.channels:
+                self._answer(*channel)
             self.stop.wait(0.05)
-        if qmp is not None:
-            qmp.close()
-
-
-def guest_script(outdir: Path, prepare: Sequence[str], command: str) -> list[str]:
-    """The guest's shell script: ``prepare`` (load drivers, wait for devices), then
-    ``command`` from this checkout with its output, exit status and the kernel log in
-    ``outdir``; uptime.txt records when the guest reached each step."""
-    up = f"cut -d' ' -f1 /proc/uptime >>{outdir}/uptime.txt"
-    return [
-        up,
-        *prepare,
-        f"cd {shlex.quote(str(REPO))}",
-        up,
-        f"{command} >{outdir}/guest-stdout.txt 2>{outdir}/guest-stderr.txt",
-        f"echo $? >{outdir}/guest-rc",
-        up,
-        f"dmesg >{outdir}/dmesg.txt",
-    ]
+        if self._qmp is not None:
+            self._qmp.close()
 
 
 def guest_python(*args: object) -> str:
     """A command line running this Python in the guest (which must not write bytecode
     into the read-only checkout)."""
-    return "PYTHONDONTWRITEBYTECODE=1 " + shlex.join([sys.executable, *map(str, args)])
+    return "env PYTHONDONTWRITEBYTECODE=1 " + shlex.join([sys.executable, *map(str, args)])
 
 
 @dataclass
@@ -184,20 +182,37 @@ class VmRun:
     timed_out: bool
     served: int = 0
     errors: list[str] = field(default_factory=list)
+    cpu_seconds: float = 0.0  # the VM's CPU time (vng and qemu): what a boot costs a loaded machine
+
+
+def _wait(proc: subprocess.Popen[bytes], timeout: float) -> tuple[bool, float]:
+    """Wait for ``proc`` (killing its process group after ``timeout`` seconds); return
+    whether it timed out and the CPU seconds it and the children it waited for used."""
+    deadline = time.monotonic() + timeout
+    timed_out = False
+    while True:
+        pid, status, usage = os.wait4(proc.pid, 0 if timed_out else os.WNOHANG)
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return timed_out, usage.ru_utime + usage.ru_stime
+        if time.monotonic() > deadline:
+            timed_out = True
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            time.sleep(0.2)
 
 
 def run_vm(
     outdir: Path,
     script: Sequence[str],
     qemu_opts: str,
-    handle: Handler,
+    channels: Sequence[Channel],
     *,
-    prefix: str = "cmd-",
     append: Sequence[str] = (),
-    timeout: float = BOOT_TIMEOUT,
+    timeout: float,
 ) -> VmRun:
     """Boot the kernel under TCG with ``qemu_opts`` and ``append`` on its command line,
-    run ``script`` as root, answer its ``prefix``-N requests with ``handle``, and wait
+    run ``script`` as root, answer the guests' requests on ``channels``, and wait
     (killing the VM after ``timeout`` seconds). Logs go into ``outdir``: guest.sh,
     vng-command.txt, vng-stdout.txt, vng-stderr.txt."""
     sockdir = tempfile.mkdtemp(prefix="fbgfx-qmp-")  # unix socket paths must stay short
@@ -205,7 +220,7 @@ def run_vm(
     guest_sh = outdir / "guest.sh"
     guest_sh.write_text("\n".join([*script, ""]))
     cmd = [
-        "vng",
+        vng() or "vng",
         "--run",
         kernel_image(),
         "--user",
@@ -224,87 +239,30 @@ def run_vm(
     cmd += ["--", f"sh {guest_sh}"]
     (outdir / "vng-command.txt").write_text(shlex.join(cmd) + "\n")
 
-    responder = Responder(sock, outdir, prefix, handle)
+    responder = Responder(sock, channels)
     responder.start()
     start = time.monotonic()
-    timed_out = False
     with open(outdir / "vng-stdout.txt", "wb") as out, open(outdir / "vng-stderr.txt", "wb") as err:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=REPO, start_new_session=True)
+        _RUNNING.add(proc)
         try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            timed_out, cpu = _wait(proc, timeout)
+        finally:
+            _RUNNING.discard(proc)
     seconds = time.monotonic() - start
     responder.close()
     shutil.rmtree(sockdir, ignore_errors=True)
-    return VmRun(outdir, proc.returncode, seconds, timed_out, responder.served, responder.errors)
+    return VmRun(outdir, proc.returncode, seconds, timed_out, responder.served, responder.errors, cpu)
 
 
-def results_dir(name: str) -> Path:
-    """An empty directory for one boot's logs: FBGFX_VM_RESULTS/NAME when that is set
-    (kept after the run), else a new temporary one."""
-    keep = os.environ.get("FBGFX_VM_RESULTS")
-    outdir = Path(keep) / name if keep else Path(tempfile.mkdtemp(prefix=f"fbgfx-{name}-"))
-    shutil.rmtree(outdir, ignore_errors=True)
-    outdir.mkdir(parents=True)
-    return outdir
+_RUNNING: set[subprocess.Popen[bytes]] = set()
 
 
-def guest_results(run: VmRun, what: str) -> dict[str, Any]:
-    """The guest's results.json with "_outdir", "_seconds" and "_host_errors" added;
-    fails the test with the logs' ends when the guest wrote none."""
-    outdir = run.outdir
-    results_file = outdir / "results.json"
-    if not results_file.exists():
-        stderr = (outdir / "guest-stderr.txt").read_text()[-3000:] if (outdir / "guest-stderr.txt").exists() else ""
-        pytest.fail(
-            f"{what} wrote no results in {run.seconds:.0f} s (logs in {outdir}):\n"
-            f"{stderr}\n{(outdir / 'vng-stderr.txt').read_text()[-2000:]}"
-        )
-    results: dict[str, Any] = json.loads(results_file.read_text())
-    results["_outdir"] = str(outdir)
-    results["_seconds"] = run.seconds
-    results["_host_errors"] = run.errors
-    return results
-
-
-def boot_dir(name: str) -> Path:
-    """A boot fixture's ``results_dir(name)``; skips the test, with the reason, when no
-    VM can be booted."""
-    reason = vm_tools_missing()
-    if reason:
-        pytest.skip(reason)
-    return results_dir(name)
-
-
-def load_drm_cards(outdir: Path, modules: Sequence[str]) -> list[str]:
-    """Guest shell lines loading each DRM driver in turn (modprobe's output into
-    modprobe.txt), each waiting up to 10 s for one more /dev/dri/card*, so that the
-    cards are numbered in this order."""
-    return [
-        f"modprobe {mod} >>{outdir}/modprobe.txt 2>&1; "
-        f"for i in $(seq 100); do [ $(ls /dev/dri/card* 2>/dev/null | wc -l) -ge {i} ] && break; sleep 0.1; done"
-        for i, mod in enumerate(modules, 1)
-    ]
-
-
-def boot_guest(
-    outdir: Path,
-    guest: str,
-    qemu_opts: str,
-    handle: Handler,
-    prepare: Sequence[str],
-    *args: object,
-    append: Sequence[str] = (),
-) -> dict[str, Any]:
-    """Boot with ``qemu_opts`` (and ``append`` on the kernel command line), run
-    ``prepare`` and then ``tests/kernel/GUEST OUTDIR ARGS...`` as root, answering its
-    cmd-N requests with ``handle``; return its results.json (``guest_results``)."""
-    script = guest_script(outdir, prepare, guest_python(f"tests/kernel/{guest}", outdir, *args))
-    run = run_vm(outdir, script, qemu_opts, handle, append=append)
-    return guest_results(run, shlex.join([guest, *map(str, args)]))
+def kill_vms() -> None:
+    """Kill every VM this process runs (an interrupted run)."""
+    for proc in list(_RUNNING):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
 
 
 def answer_screendump(qmp: Qmp, cmd: Path) -> None:

@@ -1,56 +1,48 @@
-"""Host side of the real-kernel tests: boot a Debian kernel under qemu with virtme-ng.
+"""Host side of the real-kernel tests: boot Debian's kernel under qemu with virtme-ng.
 
-Three boots (see BOOTS) cover four driver setups: bochs and vfb share one, cirrus and
-cirrusfb have one each. Inside the guest the tests under ``guest/`` run as root on each
-setup's real device; they write a JUnit report into a shared read/write directory,
-which the host reads back. A thread on the host answers the guest's screendump
-requests through qemu's QMP socket, so the guest can compare what it drew with what the
-emulated monitor shows. ``test_kernel.py`` has one test per setup.
+The boots and their sharing are _boots.py's: here are the pytest hooks that start every
+boot the selected tests need as soon as they are collected (in the background, while
+the host tests run) and move the kernel tests to the end of the run, and the display
+suites: ``tests/kernel/guest/`` run by pytest inside the ``std`` boot (bochs as
+/dev/fb0 and vfb as /dev/fb1), the ``cirrus`` boot and the ``cirrusfb`` boot, on each
+setup's real device. They write a JUnit report into the guest's directory, which the
+host reads back; the guest asks the host for screendumps with ``req-N`` files.
+``test_kernel.py`` has one test per setup.
 
 The guest tests are not collected by a normal host run: they only run when
-``FBGFX_IN_GUEST=1`` is set, which the boot script does.
+``FBGFX_IN_GUEST=1`` is set, which the guest's command does.
 """
 
-import concurrent.futures
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import threading
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
 import pytest
-from _vm import REPO, Qmp, guest_script, run_vm, vm_tools_missing  # tests/kernel is on sys.path
+
+# tests/kernel is on sys.path (pytest puts a conftest's folder there)
+from _boots import GUESTS, Guest, finish_boots, guest_run, register, start_boots
+from _vm import REPO, Qmp
 
 IN_GUEST = os.environ.get("FBGFX_IN_GUEST") == "1"
 
 if not IN_GUEST:
     collect_ignore = ["guest"]
 
-# The boots: qemu display adapter, kernel command line, and the driver setups loaded
-# in the guest, in order, each as (module load command, the device it creates).
-# vfb needs no display, so it shares the bochs boot as fb1: one boot less.
-BOOTS: dict[str, dict] = {
-    "std": {
-        "vga": "std",
-        "append": [],
-        "setups": {
-            "bochs": ("modprobe bochs", "/dev/fb0"),
-            "vfb": ("modprobe vfb vfb_enable=1 videomemorysize=16777216", "/dev/fb1"),
-        },
-    },
-    "cirrus": {"vga": "cirrus", "append": [], "setups": {"cirrus": ("modprobe cirrus", "/dev/fb0")}},
-    "cirrusfb": {
-        "vga": "cirrus",
-        "append": ["modprobe.blacklist=cirrus"],
-        "setups": {"cirrusfb": ("modprobe cirrusfb", "/dev/fb0")},
-    },
+# The display suites' boots (configurations of _boots.CONFIGS) and the driver setups each
+# holds, by the device the setup's driver makes there.
+DISPLAY_BOOTS: dict[str, dict[str, str]] = {
+    "std": {"bochs": "/dev/fb0", "vfb": "/dev/fb1"},
+    "cirrus": {"cirrus": "/dev/fb0"},
+    "cirrusfb": {"cirrusfb": "/dev/fb0"},
 }
-SETUP_BOOT = {setup: boot for boot, spec in BOOTS.items() for setup in spec["setups"]}
+SETUP_BOOT = {setup: boot for boot, setups in DISPLAY_BOOTS.items() for setup in setups}
 
 
 def screendump_shot(qmp: Qmp, req: Path) -> None:
@@ -75,16 +67,20 @@ class GuestResult:
 
 @dataclass
 class BootResult:
+    """A display suite's run in its boot, as test_kernel.py reads it."""
+
     boot: str
     outdir: Path
     returncode: Optional[int]
     seconds: float
     results: list[GuestResult] = field(default_factory=list)
-    screendumps: int = 0
     timed_out: bool = False
+    vng_dir: Optional[Path] = None
 
     def tail(self, name: str, lines: int = 25) -> str:
         path = self.outdir / name
+        if not path.exists() and self.vng_dir is not None:
+            path = self.vng_dir / name
         if not path.exists():
             return f"({name} missing)"
         text = path.read_text(errors="replace").splitlines()
@@ -151,124 +147,123 @@ def warm_guest_bytecode() -> None:
         )
 
 
-def boot_and_test(boot: str, outdir: Path, pytest_args: list[str] = ()) -> BootResult:
-    """Boot the kernel for ``boot``, load its drivers, run the guest tests on each
-    device, and collect their results."""
-    spec = BOOTS[boot]
-    outdir.mkdir(parents=True, exist_ok=True)
-    warm_guest_bytecode()
-    guest_env = {
-        "FBGFX_IN_GUEST": "1",
-        "FBGFX_SETUPS": ",".join(f"{name}={dev}" for name, (_, dev) in spec["setups"].items()),
-        "FBGFX_RWDIR": str(outdir),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONUNBUFFERED": "1",
-        # Scanning every installed distribution for plugins costs seconds under TCG.
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-    }
-    guest_pytest = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "tests/kernel/guest",
-        "-m",
-        "kernel",
-        "-p",
-        "no:cacheprovider",
-        "-q",
-        "-rA",
-        f"--junitxml={outdir}/junit.xml",
-        "-o",
-        "junit_family=xunit1",
-        *pytest_args,
-    ]
-    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in guest_env.items())
-    loads = [
-        f"{load} >>{outdir}/modprobe.txt 2>&1; "
-        # the next driver must not take this one's device number
-        f"for i in $(seq 100); do [ -e {dev} ] && break; sleep 0.1; done"
-        for load, dev in spec["setups"].values()
-    ]
-    run = run_vm(
-        outdir,
-        guest_script(outdir, loads, f"env {env} {shlex.join(guest_pytest)}"),
-        f"-vga {spec['vga']}",
-        screendump_shot,
-        prefix="req-",
-        append=spec["append"],
+def display_command(boot: str) -> Callable[[Path], str]:
+    """The display suite's guest command for ``boot``: pytest over tests/kernel/guest on
+    the boot's setups, its JUnit report into the guest's directory."""
+
+    def command(gdir: Path) -> str:
+        guest_env = {
+            "FBGFX_IN_GUEST": "1",
+            "FBGFX_SETUPS": ",".join(f"{name}={dev}" for name, dev in DISPLAY_BOOTS[boot].items()),
+            "FBGFX_RWDIR": str(gdir),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1",
+            # Scanning every installed distribution for plugins costs seconds under TCG.
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        }
+        guest_pytest = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "tests/kernel/guest",
+            "-m",
+            "kernel",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-rA",
+            f"--junitxml={gdir}/junit.xml",
+            "-o",
+            "junit_family=xunit1",
+            *shlex.split(os.environ.get("FBGFX_GUEST_PYTEST_ARGS", "")),
+        ]
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in guest_env.items())
+        return f"env {env} {shlex.join(guest_pytest)}"
+
+    return command
+
+
+def _display_report(boot: str) -> Callable[[Path], list[str]]:
+    def report(gdir: Path) -> list[str]:
+        junit = gdir / "junit.xml"
+        results = parse_junit(junit) if junit.exists() else []
+        lines = []
+        for setup in DISPLAY_BOOTS[boot]:
+            got: dict[str, int] = {}
+            for r in results:
+                if r.setup == setup:
+                    got[r.outcome] = got.get(r.outcome, 0) + 1
+            lines.append(f"{setup}: {', '.join(f'{n} {k}' for k, n in sorted(got.items())) or 'no results'}")
+            lines += [
+                f"  {r.outcome.upper():8} {r.nodeid}" for r in results if r.setup == setup and r.outcome != "passed"
+            ]
+        return lines
+
+    return report
+
+
+for _boot in DISPLAY_BOOTS:
+    register(
+        Guest(
+            f"display_{_boot}",
+            config=_boot,
+            command=display_command(_boot),
+            handle=screendump_shot,
+            prefix="req-",
+            before=lambda _gdir: warm_guest_bytecode(),
+            report=_display_report(_boot),
+            order=10,
+        )
     )
-    result = BootResult(boot, outdir, run.returncode, run.seconds, screendumps=run.served, timed_out=run.timed_out)
-    junit = outdir / "junit.xml"
-    if junit.exists():
-        result.results = parse_junit(junit)
-    return result
-
-
-_BOOTS: list[BootResult] = []
 
 
 @pytest.fixture(scope="session")
-def kernel_vms(request, tmp_path_factory):
-    """Boot every VM this session's setups need, FBGFX_VM_JOBS (default 1) at a time.
+def kernel_vms() -> Callable[[str], BootResult]:
+    """``get(setup) -> BootResult``: the display suite's results of the boot holding
+    that setup (waiting for it; started in the background when the tests were collected)."""
 
-    Returns ``get(setup) -> BootResult``, which waits for the VM holding that setup.
-    The guests are CPU-bound under TCG, so VMs side by side finish no sooner; one at a
-    time is as fast and keeps each well inside its timeout. Skips when the VM tools are
-    missing.
-    """
-    reason = vm_tools_missing()
-    if reason:
-        pytest.skip(reason)
-    wanted = []
-    for item in request.session.items:
-        callspec = getattr(item, "callspec", None)
-        boot = SETUP_BOOT.get(callspec.params.get("setup")) if callspec else None
-        if boot and boot not in wanted:
-            wanted.append(boot)
-    keep = os.environ.get("FBGFX_VM_RESULTS")
-    extra = shlex.split(os.environ.get("FBGFX_GUEST_PYTEST_ARGS", ""))
-
-    def run(boot: str) -> BootResult:
-        outdir = Path(keep) / boot if keep else tmp_path_factory.mktemp(f"vm-{boot}")
-        if keep and outdir.exists():
-            shutil.rmtree(outdir)
-        result = boot_and_test(boot, outdir, extra)
-        _BOOTS.append(result)
+    def get(setup: str) -> BootResult:
+        boot = SETUP_BOOT[setup]
+        run = guest_run(f"display_{boot}")
+        result = BootResult(
+            boot, run.dir, run.returncode, run.seconds or 0.0, timed_out=run.boot.timed_out, vng_dir=run.boot.outdir
+        )
+        junit = run.dir / "junit.xml"
+        if junit.exists():
+            result.results = parse_junit(junit)
         return result
 
-    jobs = max(1, int(os.environ.get("FBGFX_VM_JOBS", "1")))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {boot: pool.submit(run, boot) for boot in wanted}
+    return get
 
-        def get(setup: str) -> BootResult:
-            boot = SETUP_BOOT[setup]
-            if boot not in futures:
-                futures[boot] = pool.submit(run, boot)
-            return futures[boot].result()
 
-        yield get
+def _uses_a_guest(item: pytest.Item) -> bool:
+    return any(name in GUESTS or name == "kernel_vms" for name in getattr(item, "fixturenames", ()))
+
+
+if not IN_GUEST:
+
+    def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+        """Kernel tests last: they wait for boots that run meanwhile, beside the host tests."""
+        items.sort(key=_uses_a_guest)  # stable: the order within each part stays
+
+    def pytest_collection_finish(session: pytest.Session) -> None:
+        """Start every boot the selected tests need, in the background."""
+        if session.config.option.collectonly:
+            return
+        items = list(session.items)
+        # kernel_vms asks for the display boots by setup: the guests of the selected setups
+        display = {
+            f"display_{SETUP_BOOT[item.callspec.params['setup']]}"
+            for item in items
+            if "kernel_vms" in getattr(item, "fixturenames", ()) and hasattr(item, "callspec")
+        }
+        start_boots(items, extra=[GUESTS[name] for name in sorted(display)])
+
+    def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+        """Let this process's boots finish for the other workers (killed if interrupted)."""
+        finish_boots(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "kernel: needs a real kernel framebuffer under qemu")
     config.addinivalue_line("markers", "setups(*names): guest test runs only under these setups")
-
-
-def pytest_terminal_summary(terminalreporter):
-    """List every guest test per setup, so passes and skips inside the VMs are visible."""
-    if not _BOOTS:
-        return
-    tr = terminalreporter
-    tr.section("real-kernel guest tests")
-    for boot in sorted(_BOOTS, key=lambda b: b.boot):
-        tr.write_line(
-            f"boot {boot.boot} ({', '.join(BOOTS[boot.boot]['setups'])}): {boot.seconds:.0f} s, "
-            f"{boot.screendumps} screendumps, logs in {boot.outdir}"
-        )
-        for setup in BOOTS[boot.boot]["setups"]:
-            counts = ", ".join(f"{n} {k}" for k, n in sorted(boot.counts(setup).items()))
-            tr.write_line(f"  {setup}: {counts or 'no results'}")
-            for r in boot.results_for(setup):
-                if r.outcome != "passed" or tr.verbosity > 0:
-                    first = r.message.splitlines()[0] if r.message else ""
-                    tr.write_line(f"    {r.outcome.upper():8} {r.nodeid}  {first}")

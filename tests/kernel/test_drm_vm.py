@@ -14,61 +14,27 @@ the shared directory and records what it found; the tests below check those reco
   after SIGTERM equals the one before; Screen on /dev/fb0 shows every frame although
   the driver's pan never reaches the monitor.
 
-Boots of its own (the VM plumbing is _vm.py's, shared with conftest.py and
-test_touch_vm.py). Set FBGFX_VM_RESULTS=DIR to keep the logs and screendumps in
-DIR/drm-drm and DIR/drm-fbdev.
+The boots are the ``drm`` and ``std`` configurations of _boots.CONFIGS. Set
+FBGFX_VM_RESULTS=DIR to keep the logs and screendumps in DIR/drm/drm_vm and
+DIR/std/fbdev_vm.
 """
 
 from __future__ import annotations
 
 import errno
 import signal
-from typing import Any
 
 import pytest
-from _vm import answer_screendump, assert_shown, boot_dir, boot_guest, guest_step, load_drm_cards
+from _boots import Guest, guest_fixture
+from _vm import assert_shown, guest_step
 
 pytestmark = pytest.mark.kernel
 
 DRIVERS = ["bochs-drm", "cirrus", "virtio_gpu"]
 
-BOOTS: dict[str, dict[str, Any]] = {
-    "drm": {
-        "qemu": "-vga none -device cirrus-vga,id=cirrusvga -device bochs-display,id=bochsdisp "
-        "-device virtio-gpu-pci,id=virtiogpu",
-        "append": ["drm_kms_helper.fbdev_emulation=0"],
-        # one driver after the other, so each card is there before the next loads
-        "load": ["cirrus", "bochs", "virtio_gpu"],
-    },
-    "fbdev": {
-        "qemu": "-vga std",
-        "append": ["drm_kms_helper.drm_fbdev_overalloc=200"],
-        "load": ["bochs"],
-    },
-}
-
-
-def _boot(name: str) -> dict[str, Any]:
-    """Boot ``name``, run drm_guest.py, return its results (skips without the VM tools)."""
-    spec = BOOTS[name]
-    outdir = boot_dir(f"drm-{name}")
-    prepare = [
-        *load_drm_cards(outdir, spec["load"]),
-        "[ -e /dev/fb0 ] && for i in $(seq 50); do [ -e /dev/tty1 ] && break; sleep 0.1; done",
-    ]
-    return boot_guest(outdir, "drm_guest.py", spec["qemu"], answer_screendump, prepare, name, append=spec["append"])
-
-
-@pytest.fixture(scope="module")
-def drm_vm() -> dict[str, Any]:
-    """The drm boot's results (booted once, on first use)."""
-    return _boot("drm")
-
-
-@pytest.fixture(scope="module")
-def fbdev_vm() -> dict[str, Any]:
-    """The fbdev boot's results (booted once, on first use)."""
-    return _boot("fbdev")
+drm_vm = guest_fixture(Guest("drm_vm", config="drm", script="drm_guest.py", args=("drm",)))
+# First in the std boot: it checks the text console as the boot left it.
+fbdev_vm = guest_fixture(Guest("fbdev_vm", config="std", script="drm_guest.py", args=("fbdev",), order=5))
 
 
 # -- the drm boot: three drivers without fbdev ----------------------------------------------------------

@@ -1,9 +1,10 @@
 """Touch on a real kernel: qemu's virtio tablet (an evdev absolute pointer) driven from
 the host through QMP's ``input-send-event``, read by fbgfx.touch in the guest.
 
-One boot (``-vga std`` for bochs' /dev/fb0 at 1280x800, ``-device virtio-tablet-pci``)
-runs ``touch_guest.py``, which asks the host for taps and screendumps through files in
-the shared directory; the tests below check what it recorded:
+In the ``std`` boot (``-vga std`` for bochs' /dev/fb0 at 1280x800, ``-device
+virtio-tablet-pci``; see _boots.CONFIGS), ``touch_guest.py`` asks the host for taps
+and screendumps through files in the shared directory; the tests below check what it
+recorded:
 
 - ``fbgfx.touch`` finds "QEMU Virtio Tablet" by itself;
 - a tap comes out as down/up in logical coordinates, for rotate 0 and 90;
@@ -15,9 +16,7 @@ the shared directory; the tests below check what it recorded:
 - unbinding the tablet's driver while a read waits ends it with ENODEV, not a hang;
 - ``fbgfx serve --input`` on /dev/fb0 makes a uinput touchscreen that programs read (last).
 
-A boot of its own, so it does not wait on the display boots of conftest.py (the VM
-plumbing is _vm.py's, shared with them). Set FBGFX_VM_RESULTS=DIR to keep the logs in
-DIR/touch.
+Set FBGFX_VM_RESULTS=DIR to keep the logs in DIR/std/touch_vm.
 """
 
 from __future__ import annotations
@@ -28,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _vm import Qmp, answer_screendump, boot_dir, boot_guest, guest_step
+from _boots import Guest, guest_fixture
+from _vm import Qmp, answer_screendump, guest_step
 
 pytestmark = pytest.mark.kernel
 
@@ -84,15 +84,10 @@ def _answer(qmp: Qmp, cmd: Path) -> None:
         answer_screendump(qmp, cmd)
 
 
-@pytest.fixture(scope="module")
-def guest() -> dict[str, Any]:
-    """Boot once, run touch_guest.py, return its results (with "_outdir")."""
-    outdir = boot_dir("touch")
-    prepare = [
-        f"modprobe -a virtio_input evdev bochs uinput >{outdir}/modprobe.txt 2>&1",
-        "for i in $(seq 100); do [ -e /dev/fb0 ] && ls /dev/input/event* >/dev/null 2>&1 && break; sleep 0.1; done",
-    ]
-    return boot_guest(outdir, "touch_guest.py", "-vga std -device virtio-tablet-pci,id=tablet0", _answer, prepare)
+touch_vm = guest_fixture(
+    # Last in its boot: it unbinds the tablet's driver.
+    Guest("touch_vm", config="std", script="touch_guest.py", handle=_answer, order=90)
+)
 
 
 def _step(guest: dict[str, Any], name: str) -> dict[str, Any]:
@@ -108,17 +103,17 @@ def _raw_to_panel(x: int, y: int) -> tuple[int, int]:
     return int((x + 0.5) / 32768 * PANEL[0]), int((y + 0.5) / 32768 * PANEL[1])
 
 
-def test_finds_the_virtio_tablet(guest):
+def test_finds_the_virtio_tablet(touch_vm):
     """touch.open() with no path finds and opens "QEMU Virtio Tablet" as a tablet."""
-    r = _step(guest, "discovery")
+    r = _step(touch_vm, "discovery")
     assert r["chosen"][1] == "QEMU Virtio Tablet"
     assert r["opened"]["name"] == "QEMU Virtio Tablet"
     assert r["opened"]["summary"] == "QEMU Virtio Tablet: tablet, 0..32767 x 0..32767"
 
 
-def test_tap_in_logical_coordinates_rotate_0(guest):
+def test_tap_in_logical_coordinates_rotate_0(touch_vm):
     """A tap at raw (16384, 8192) is down then up at panel pixel (640, 200)."""
-    r = _step(guest, "tap_rotate_0")
+    r = _step(touch_vm, "tap_rotate_0")
     assert r["size"] == list(PANEL)
     kinds = [(t, x, y, slot) for t, x, y, slot, _ in r["events"]]
     assert kinds == [("down", 640, 200, 0), ("up", 640, 200, 0)]
@@ -126,10 +121,10 @@ def test_tap_in_logical_coordinates_rotate_0(guest):
     assert all(-120 < age <= 0.5 for *_, age in r["events"])
 
 
-def test_tap_in_logical_coordinates_rotate_90(guest):
+def test_tap_in_logical_coordinates_rotate_90(touch_vm):
     """rotate=90: the 1280x800 panel is an 800x1280 screen, and a tap at panel
     (320, 600) is logical (600, 1279 - 320)."""
-    r = _step(guest, "tap_rotate_90")
+    r = _step(touch_vm, "tap_rotate_90")
     assert r["size"] == [PANEL[1], PANEL[0]]
     px, py = _raw_to_panel(8192, 24576)
     assert (px, py) == (320, 600)
@@ -137,47 +132,47 @@ def test_tap_in_logical_coordinates_rotate_90(guest):
     assert kinds == [("down", py, PANEL[0] - 1 - px), ("up", py, PANEL[0] - 1 - px)]
 
 
-def test_paint_draws_under_the_tap_rotate_90(guest):
+def test_paint_draws_under_the_tap_rotate_90(touch_vm):
     """examples/paint.py --rotate 90: qemu's own screendump shows the dot under the tap
     and the CLEAR button in the panel's bottom-right (the logical top-right)."""
-    r = _step(guest, "paint_rotate_90")
-    out = Path(guest["_outdir"])
+    r = _step(touch_vm, "paint_rotate_90")
+    out = Path(touch_vm["_outdir"])
     from PIL import Image
 
     with Image.open(out / r["shots"][-1]) as im:
         im = im.convert("RGB")
         assert im.size == PANEL
         px, py = _raw_to_panel(8192, 24576)
-        assert im.getpixel((px, py)) == YELLOW, guest.get("paint_output")
+        assert im.getpixel((px, py)) == YELLOW, touch_vm.get("paint_output")
         assert im.getpixel((px + 40, py)) == (0, 0, 0)
         # the button spans logical x 640..799, y 0..106: panel x 1173..1279, y 640..799
         assert im.getpixel((1180, 650)) == BUTTON_GREY
         assert im.getpixel((100, 650)) == (0, 0, 0)
 
 
-def test_cli_lists_the_tablet_as_chosen(guest):
+def test_cli_lists_the_tablet_as_chosen(touch_vm):
     """``fbgfx touch --list`` stars the tablet and shows its range from EVIOCGABS."""
-    r = _step(guest, "cli_list")
+    r = _step(touch_vm, "cli_list")
     assert r["rc"] == 0, r["stderr"]
     starred = [ln for ln in r["stdout"].splitlines() if ln.startswith("* /dev/input/")]
     assert len(starred) == 1 and starred[0].endswith("QEMU Virtio Tablet: tablet, 0..32767 x 0..32767")
     assert "keyboard" in r["stdout"].lower()
 
 
-def test_cli_prints_a_tap_rotated(guest):
+def test_cli_prints_a_tap_rotated(touch_vm):
     """``fbgfx touch --rotate 90 --count 2`` prints the tap's down and up in logical coordinates."""
-    r = _step(guest, "cli_events")
+    r = _step(touch_vm, "cli_events")
     assert r["rc"] == 0, r["stderr"]
     assert "/dev/fb0 800x1280, rotate 90" in r["header"]
     lines = [ln.rsplit(" t=", 1)[0] for ln in r["stdout"].splitlines()]
     assert lines == ["down x=600 y=959 slot=0", "up   x=600 y=959 slot=0"]
 
 
-def test_overflow_is_resynchronised(guest):
+def test_overflow_is_resynchronised(touch_vm):
     """The kernel drops events (SYN_DROPPED) while nobody reads a press and 400 moves:
     fbgfx takes the device's state instead, so the press still comes out as a down at
     the contact's position now, its release as the up, and the next tap reads normally."""
-    r = _step(guest, "overflow")
+    r = _step(touch_vm, "overflow")
     last = 1000 + 70 * 399  # raw: no screen in this step
     # One down where the contact is now: not the stale moves queued behind the overflow
     # (a reader that replayed them would report 400 moves, or jump back along them).
@@ -186,10 +181,10 @@ def test_overflow_is_resynchronised(guest):
     assert r["after"] == [["down", 16384, 8192], ["up", 16384, 8192]]
 
 
-def test_serve_input_makes_a_uinput_touchscreen(guest):
+def test_serve_input_makes_a_uinput_touchscreen(touch_vm):
     """What ``fbgfx serve -d /dev/fb0 --input`` does: a "fbgfx uinput touchscreen" that touch.open()
     picks; a viewer's press at canvas pixel (100, 50) reads as a tap there; gone once closed."""
-    r = _step(guest, "serve_uinput")
+    r = _step(touch_vm, "serve_uinput")
     assert "made" in r, r
     assert [name for _, name in r["made"]] == ["fbgfx uinput touchscreen"]
     assert r["name"] == "fbgfx uinput touchscreen"
@@ -197,9 +192,9 @@ def test_serve_input_makes_a_uinput_touchscreen(guest):
     assert r["left"] == [], r["stderr"]
 
 
-def test_uinput_touchscreen_on_the_real_panel(guest):
+def test_uinput_touchscreen_on_the_real_panel(touch_vm):
     """A uinput touchscreen for /dev/fb0 is found first, read turned 90 under the tap, and removed on close."""
-    r = _step(guest, "uinput")
+    r = _step(touch_vm, "uinput")
     assert r["chosen"] == r["node"] and r["node"].startswith("/dev/input/event")
     assert r["summary"] == "fbgfx uinput touchscreen: touchscreen, 0..1279 x 0..799"
     assert r["readers"] == 1
@@ -207,11 +202,11 @@ def test_uinput_touchscreen_on_the_real_panel(guest):
     assert r["gone"]
 
 
-def test_unplugged_device_ends_the_read(guest):
+def test_unplugged_device_ends_the_read(touch_vm):
     """Unbinding the tablet's driver while read() waits raises TouchError ENODEV at once."""
     import errno
 
-    r = _step(guest, "unplug")
+    r = _step(touch_vm, "unplug")
     assert r["errno"] == errno.ENODEV, r
     assert "unplugged" in r["message"]
     assert r["seconds"] < 60

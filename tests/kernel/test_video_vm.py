@@ -1,21 +1,23 @@
-"""Video on real kernels: one boot plays a file onto bochs' /dev/fb0 (the command line)
+"""Video on real kernels: in the ``std`` boot, the guest plays a file onto bochs' /dev/fb0 (the command line)
 and onto ``drm:`` (``screen.play`` with sound), checked on qemu's screendumps, with
 the sound recorded by qemu (``-audiodev wav``, an Intel HDA card, snd-hda-intel in the
-guest) and the recording checked for the file's 440 Hz tone.
+guest; see _boots.CONFIGS) and the recording checked for the file's 440 Hz tone.
 
 The video is made here on the host (tests/video_media.py) into the shared directory;
-the guest is video_guest.py. Set FBGFX_VM_RESULTS=DIR to keep the logs, screendumps and
-the recording in DIR/video.
+the guest is video_guest.py. Set FBGFX_VM_RESULTS=DIR to keep the logs and screendumps
+in DIR/std/video_vm and the recording in DIR/std.
 """
 
 from __future__ import annotations
 
 import wave
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from _vm import answer_screendump, boot_dir, boot_guest, guest_step
+from _boots import Guest, guest_fixture
+from _vm import guest_step
 
 pytestmark = pytest.mark.kernel
 
@@ -26,25 +28,16 @@ from video_media import TONE_HZ, make_video, quadrant_colors  # noqa: E402
 SECONDS = 3
 
 
-@pytest.fixture(scope="module")
-def video_vm() -> dict[str, Any]:
-    """The video boot's results (booted once, on first use)."""
-    outdir = boot_dir("video")
-    make_video(outdir / "movie.mp4", seconds=SECONDS, fps=10, size=(320, 240), tone=True)
-    wav = outdir / "sound.wav"
-    prepare = [
-        f"modprobe bochs >>{outdir}/modprobe.txt 2>&1",
-        f"modprobe snd-hda-intel >>{outdir}/modprobe.txt 2>&1",
-        "for i in $(seq 100); do [ -e /dev/fb0 ] && [ -e /dev/snd/pcmC0D0p ] && break; sleep 0.1; done",
-        # a new card's outputs start muted (alsactl or a sound server would unmute them)
-        f"amixer -c 0 scontrols >{outdir}/mixer.txt 2>&1",
-        "amixer -c 0 scontrols | sed -n \"s/^Simple mixer control '\\(.*\\)',.*/\\1/p\" | "
-        'while read -r c; do amixer -q -c 0 sset "$c" 100% unmute 2>/dev/null; done',
-    ]
-    qemu = f"-vga std -audiodev wav,id=snd0,path={wav} -device intel-hda -device hda-duplex,audiodev=snd0"
-    results = boot_guest(outdir, "video_guest.py", qemu, answer_screendump, prepare)
-    results["_wav"] = str(wav)
-    return results
+def _make_movie(gdir: Path) -> None:
+    make_video(gdir / "movie.mp4", seconds=SECONDS, fps=10, size=(320, 240), tone=True)
+
+
+video_vm = guest_fixture(Guest("video_vm", config="std", script="video_guest.py", before=_make_movie))
+
+
+def _wav(video_vm: dict[str, Any]) -> Path:
+    """qemu's recording of the std boot's sound card (_boots.CONFIGS)."""
+    return Path(video_vm["_boot_dir"]) / "sound.wav"
 
 
 def _shows_last_second(r: dict[str, Any]) -> None:
@@ -83,7 +76,7 @@ def test_play_onto_drm_with_sound(video_vm):
 def test_sound_holds_the_tone(video_vm):
     """What the guest played through snd-hda-intel, recorded by qemu, is the file's 440 Hz tone."""
     guest_step(video_vm, "drm")
-    with wave.open(video_vm["_wav"]) as w:
+    with wave.open(str(_wav(video_vm))) as w:
         rate, channels, width = w.getframerate(), w.getnchannels(), w.getsampwidth()
         data = w.readframes(w.getnframes())
     assert width == 2
