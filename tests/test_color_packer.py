@@ -124,6 +124,13 @@ def test_every_colour_form_gives_the_reference_ink(name: str, color: Any) -> Non
         assert resolve(color, fmt) == expected
 
 
+class _Unknown:
+    """An object no colour parser knows, with the same test id in every xdist worker."""
+
+    def __repr__(self) -> str:
+        return "<an object>"
+
+
 BAD: list[Any] = [
     (256, 0, 0),
     (-1, 0, 0),
@@ -152,7 +159,7 @@ BAD: list[Any] = [
     "nosuch",
     "rgb(300,0,0)",
     "",
-    object(),
+    _Unknown(),
     1.0,
     -1,
     1 << 40,
