@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what the real-kernel tests (tests/kernel/) need: qemu, a Debian kernel
-# with its modules, fbset and busybox as guest helpers, virtme-ng (vng), and ALSA's
-# library and amixer for the video test's sound (the guest runs the host's files; a new
+# with its modules (and vkms.ko built for it: .ci/vkms.sh), fbset and busybox as guest
+# helpers, virtme-ng (vng), and ALSA's library and amixer for the video test's sound (the guest runs the host's files; a new
 # sound card starts muted).
 # Idempotent and quiet; returns fast when everything is already there.
 set -euo pipefail
@@ -20,3 +20,6 @@ if ! command -v vng >/dev/null 2>&1; then
         >/tmp/vm-deps-pip.log 2>&1 || { tail -20 /tmp/vm-deps-pip.log >&2; exit 1; }
     command -v pyenv >/dev/null 2>&1 && pyenv rehash || true
 fi
+
+# vkms (planes, atomic KMS) for the vkms boot: built out of tree once, cached.
+bash "$(dirname "$0")/vkms.sh"

@@ -37,6 +37,7 @@ from _vm import (
     Handler,
     answer_screendump,
     guest_python,
+    kernel_image,
     run_vm,
     vm_tools_missing,
 )
@@ -50,6 +51,18 @@ BOOT_ALLOWANCE = 240.0
 def wait_for(path: str, seconds: float = 10) -> str:
     """A guest shell line waiting up to ``seconds`` for ``path`` (a shell word: globs work)."""
     return f"for i in $(seq {int(seconds * 10)}); do ls {path} >/dev/null 2>&1 && break; sleep 0.1; done"
+
+
+def vkms_module() -> Path:
+    """Where .ci/vkms.sh (run by .ci/vm-deps.sh) caches vkms.ko built for the test kernel."""
+    release = os.path.basename(kernel_image())[len("vmlinuz-") :]
+    cache = os.environ.get("FBGFX_VM_CACHE", "/var/cache/fbgfx-vm")
+    return Path(cache) / f"vkms-{release}" / "vkms.ko"
+
+
+def _vkms_missing() -> str | None:
+    ko = vkms_module()
+    return None if ko.exists() else f"no {ko} (Debian's kernel has no vkms): run `sudo bash .ci/vm-deps.sh`"
 
 
 def load_drm_cards(modules: Sequence[str]) -> list[str]:
@@ -67,7 +80,8 @@ class Config:
     """One kernel configuration: a boot shared by every guest that needs it.
 
     ``qemu`` and the ``prepare`` lines may name the boot's directory as ``{outdir}``
-    (qemu's recording of the sound goes there, say).
+    (qemu's recording of the sound goes there, say); ``prepare`` lines may name the
+    cached vkms.ko as ``{vkms}``.
     """
 
     qemu: str
@@ -125,6 +139,22 @@ CONFIGS: dict[str, Config] = {
         append=("drm_kms_helper.fbdev_emulation=0",),
         prepare=tuple(load_drm_cards(["cirrus", "bochs", "virtio_gpu"])),
         estimate=180,
+    ),
+    # vkms alone (no display device: it is card0): a primary, 8 overlay and a cursor plane
+    # on one CRTC, Virtual-1 (1024x768) and a writeback connector; debugfs mounted for
+    # /sys/kernel/debug/dri/0/state. (Two modprobes: a second name on one modprobe line is
+    # taken as a parameter.)
+    "vkms": Config(
+        qemu="-vga none",
+        prepare=(
+            "modprobe drm_kms_helper >>{outdir}/modprobe.txt 2>&1",
+            "modprobe drm_shmem_helper >>{outdir}/modprobe.txt 2>&1",
+            "insmod {vkms} enable_overlay=1 enable_writeback=1 enable_cursor=1 >>{outdir}/modprobe.txt 2>&1",
+            wait_for("/dev/dri/card0"),
+            "mount -t debugfs none /sys/kernel/debug 2>/dev/null || true",
+        ),
+        missing=_vkms_missing,
+        estimate=120,
     ),
     # Two monitors on virtio-gpu (max_outputs=2) and bochs-display, a second card.
     "monitors": Config(
@@ -303,7 +333,7 @@ def boot_script(outdir: Path, config: Config, guests: Sequence[Guest]) -> list[s
     under its time limit, its output, exit status and uptimes in its directory."""
     up = "cut -d' ' -f1 /proc/uptime"
     lines = [f"{up} >>{outdir}/uptime.txt"]
-    lines += [line.format(outdir=outdir) for line in config.prepare]
+    lines += [line.format(outdir=outdir, vkms=vkms_module()) for line in config.prepare]
     lines += [f"{up} >>{outdir}/uptime.txt", f"cd {shlex.quote(str(REPO))}"]
     for guest in guests:
         gdir = outdir / guest.name
