@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -57,6 +58,7 @@ pytest_plugins = ["pytester"] + ([] if _plugin_installed() else ["pytest_fbgfx"]
 OpenVirtual = Callable[..., Framebuffer]
 
 IN_GUEST = os.environ.get("FBGFX_IN_GUEST") == "1"
+_PASSED = pytest.StashKey[bool]()
 
 
 def _xdist_usable(config: pytest.Config) -> bool:
@@ -87,6 +89,20 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["FBGFX_RUN_START"] = str(time.time())
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """A run that passed leaves no boot logs behind (FBGFX_VM_RESULTS=DIR keeps them)."""
+    root = os.environ.get("FBGFX_BOOTS_DIR")
+    if IN_GUEST or hasattr(config, "workerinput") or not root:
+        return
+    if config.stash.get(_PASSED, False):
+        shutil.rmtree(root, ignore_errors=True)
+    del os.environ["FBGFX_BOOTS_DIR"]
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    session.config.stash[_PASSED] = exitstatus == pytest.ExitCode.OK
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """The kernel boots of this run: each one's time, its guests' and their results."""
     root = os.environ.get("FBGFX_BOOTS_DIR")
@@ -99,6 +115,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for done in boots:
         for line in json.loads(done.read_text()).get("report", []):
             terminalreporter.write_line(line)
+    if not os.environ.get("FBGFX_VM_RESULTS"):
+        terminalreporter.write_line("(the logs are removed when the run passes; FBGFX_VM_RESULTS=DIR keeps them)")
 
 
 @pytest.fixture
