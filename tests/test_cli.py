@@ -642,7 +642,7 @@ def test_play_drops_late_frames_but_never_the_last():
 
 def test_ctrl_c_restores_mode_in_process(monkeypatch, capsys):
     """Ctrl-C during a mode preview puts the old mode back on the device and returns 130."""
-    import threading
+    import importlib
 
     opened = []
     real_open = fbgfx.open
@@ -653,12 +653,17 @@ def test_ctrl_c_restores_mode_in_process(monkeypatch, capsys):
         return fb
 
     monkeypatch.setattr(fbgfx, "open", recording_open)
-    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
-    try:
-        code, _, err = run(capsys, "mode", "640x480-32", "-d", V565)
-    finally:
-        timer.cancel()
+    preview = importlib.import_module("fbgfx.cli.mode")
+    wait = preview.wait_until
+
+    def ctrl_c_once_waiting(deadline):
+        # Ctrl-C once the preview waits, not after a guessed second: on a busy machine the
+        # mode change can take longer, and an earlier SIGINT is not this test's case.
+        os.kill(os.getpid(), signal.SIGINT)
+        wait(deadline)
+
+    monkeypatch.setattr(preview, "wait_until", ctrl_c_once_waiting)
+    code, _, err = run(capsys, "mode", "640x480-32", "-d", V565)
     assert code == 130, err
     fb = opened[0]
     assert fb.closed
