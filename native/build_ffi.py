@@ -35,6 +35,8 @@ PARTS = [
     ("input.cdef", "input.h", ["input.c"]),
     ("uinput.cdef", "uinput.h", ["uinput.c"]),
     ("drm.cdef", "drm.h", ["drm.c"]),
+    ("evgrab.cdef", "evgrab.h", ["evgrab.c"]),
+    ("mirror.cdef", "mirror.h", ["mirror.c"]),
     ("abi.cdef", None, []),  # fbgfx_abi_cdef, written below
 ]
 

@@ -16,6 +16,7 @@
  *   kind 4: a 32-bit word, 8-bit channels at bit shifts r, g, b;
  *   kind 2: a 16-bit 5-6-5 word, red at bit shift r (11 or 0), blue at b;
  *   kind 3: three bytes, r, g, b the byte index of each channel. */
+#include "mirror.h"
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
