@@ -183,6 +183,18 @@ def example_folder():
 EXAMPLES = _examples()
 
 
+def test_python_blocks_run_or_say_why():
+    """A Python example that is not run (a plain code-block) says why, in a ``.. Not run:`` comment above it."""
+    silent = []
+    for page in _pages():
+        text = page.read_text()
+        for m in re.finditer(r"^\.\. code-block:: python$", text, re.M):
+            before = text[: m.start()].rstrip("\n").rsplit("\n", 1)[-1]
+            if not before.startswith(".. Not run: "):
+                silent.append(f"{page.relative_to(DOCS)}:{text[: m.start()].count(chr(10)) + 1}")
+    assert not silent, f"Python blocks that are not run and do not say why (make them testcode): {silent}"
+
+
 def test_pages_have_examples():
     """The pages' examples are found (a change of layout must not leave the next test with nothing to run)."""
     assert len(EXAMPLES) >= 5
@@ -193,6 +205,8 @@ def test_docs_example_runs(where, code, expected, example_folder):
     """Each ``.. testcode::`` example of the docs runs on a virtual display and prints what its testoutput says."""
     if "movie.mp4" in code and not has_video():
         pytest.skip("plays movie.mp4: needs PyAV (the video extra)")
+    if "fbgfx.serve" in code:
+        pytest.importorskip("websockets", minversion="13", reason="serves: needs websockets >= 13 (the serve extra)")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(code, where, "exec"), {"__name__": "__docs_example__"})
