@@ -474,6 +474,9 @@ class Framebuffer(ClosesOnExit):
 
         Returns:
             False at once when the driver cannot (vfb, most DRM fbdev emulation).
+
+        Raises:
+            FramebufferError: The framebuffer is closed, or the driver failed otherwise.
         """
         self._check_open()
         if self._vsync is False:
@@ -499,6 +502,10 @@ class Framebuffer(ClosesOnExit):
         Returns:
             False when the driver cannot blank, or answers that it left this level
             undone (cirrusfb at ``"normal"``).
+
+        Raises:
+            ValueError: An unknown level name or a level outside 0..4.
+            FramebufferError: The framebuffer is closed or opened read-only (``EPERM``).
         """
         self._check_open()
         self._check_writable("blanking")
@@ -661,6 +668,10 @@ class Framebuffer(ClosesOnExit):
 
         Returns:
             False when this Framebuffer never set it, or the device still shows what it set.
+
+        Raises:
+            ValueError: ``what`` is not one of the three.
+            FramebufferError: The framebuffer is closed.
         """
         self._check_open()
         keys = {"mode": "var", "pan": "pan", "palette": "cmap"}

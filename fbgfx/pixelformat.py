@@ -161,6 +161,9 @@ class PixelFormat:
         Returns:
             An array of shape ``rgb.shape[:-1]`` with :attr:`dtype` (plus a last axis of
             3 bytes at 24 bpp). Sub-byte formats give one pixel value per byte.
+
+        Raises:
+            ValueError: ``rgb``'s last axis is not 3 or 4 long.
         """
         rgb = np.asarray(rgb)
         if rgb.ndim == 0 or rgb.shape[-1] not in (3, 4):
@@ -195,6 +198,9 @@ class PixelFormat:
 
         Returns:
             A uint8 array of shape (..., 3) or (..., 4).
+
+        Raises:
+            ValueError: 24 bpp data whose last axis is not 3 bytes.
         """
         native = np.asarray(native)
         if self.indexed:

@@ -80,7 +80,15 @@ _VERSION_NAME_LEN = 64
 
 
 def fourcc(code: str) -> int:
-    """The DRM fourcc number of a four-letter code (``"XR24"``)."""
+    """The DRM fourcc number of a four-letter code (``"XR24"``).
+
+    Raises:
+        ValueError: ``code`` is not four characters long.
+
+    Example:
+        >>> hex(fbgfx.drm.fourcc("XR24"))
+        '0x34325258'
+    """
     if len(code) != 4:
         raise ValueError(f"a fourcc is four characters, not {code!r}")
     a, b, c, d = (ord(ch) for ch in code)

@@ -94,7 +94,12 @@ class PlayOptions:
     background: Any = "black"
 
     def check(self) -> None:
-        """Raise ValueError for a value out of range (``box`` is checked against the screen)."""
+        """Check the options before a play starts (``box`` is checked against the screen).
+
+        Raises:
+            ValueError: An unknown ``fit`` or ``hwdec``, or a negative ``duration`` or ``fps``.
+            TypeError: ``duration`` or ``fps`` is not a number.
+        """
         if self.fit not in FITS:
             raise ValueError(f"fit must be one of {', '.join(FITS)}, not {self.fit!r}")
         if self.hwdec not in HWDEC:
