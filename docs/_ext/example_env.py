@@ -27,10 +27,12 @@ _clip: list[bytes] = []
 
 
 def has_video() -> bool:
-    """Whether PyAV is there to play (and make) the examples' ``movie.mp4``."""
+    """Whether PyAV is there to play (and make, with its H.264 encoder) the examples' ``movie.mp4``."""
     try:
-        import av  # noqa: F401  (only asked whether it imports: the video extra)
-    except ImportError:
+        import av  # the video extra: only asked whether it is there
+
+        av.codec.Codec("libx264", "w")
+    except (ImportError, ValueError):  # no PyAV, or one built without the encoder (UnknownCodecError)
         return False
     return True
 
