@@ -127,14 +127,28 @@ def clock(monkeypatch: Any) -> FakeClock:
     return fake
 
 
+@pytest.fixture
+def player_clock(monkeypatch: Any) -> FakeClock:
+    """The player's clock (fbgfx.video's present loop and timeline) replaced by a FakeClock."""
+    from fbgfx.video import _player, _timeline
+
+    fake = FakeClock()
+    monkeypatch.setattr(_player, "time", fake)
+    monkeypatch.setattr(_timeline, "time", fake)
+    return fake
+
+
 @pytest.mark.parametrize("extra", [[], ["--fps", "0.01"]], ids=["8s-frames", "fps-0.01"])
-def test_play_duration_cuts_a_long_frame(tmp_path: Path, capsys: Any, clock: FakeClock, extra: list[str]) -> None:
+def test_play_duration_cuts_a_long_frame(
+    tmp_path: Path, capsys: Any, player_clock: FakeClock, extra: list[str]
+) -> None:
     """play --duration 1 of a GIF with 8-second frames (or at --fps 0.01) ends after 1 s, not 8 s or 100 s."""
     anim = animation(tmp_path / "slow.gif", size=(16, 8), durations=(8000, 8000))
-    start = clock.now
+    start = player_clock.now
     code, _, err = run(capsys, "play", anim, "--duration", "1", *extra, "--out", tmp_path / "o.png", "-d", V565)
     assert code == 0, err
-    assert clock.now - start <= 1.0 + 1e-6
+    assert player_clock.slept  # the play waited on this clock, and no longer than --duration
+    assert player_clock.now - start <= 1.0 + 1e-6
 
 
 def test_show_and_mode_duration_bound_the_wait(tmp_path: Path, capsys: Any, clock: FakeClock) -> None:

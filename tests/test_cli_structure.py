@@ -115,7 +115,7 @@ def test_has_alpha_one_copy(mode: str, info: dict[str, Any], alpha: bool) -> Non
     assert has_alpha(im) is alpha
 
 
-@pytest.mark.parametrize("command, drawing", [("show", "_slideshow"), ("play", "play_frames"), ("demo", "run_demo")])
+@pytest.mark.parametrize("command, drawing", [("show", "_slideshow"), ("play", "play_on"), ("demo", "run_demo")])
 def test_interrupted_drawing_still_saves_out(
     command: str, drawing: str, tmp_path: Path, capsys: Any, monkeypatch: Any
 ) -> None:

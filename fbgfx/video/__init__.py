@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ._frames import RAW_PIX_FMTS, AnimationSource, FileSource, Frame, FramePass, FrameSource, RawSource
 from ._player import SETTLE, Played, Player, PlayOptions, Source
 from ._source import HWDEC, Video, import_av, is_url, open
 
@@ -26,10 +27,17 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HWDEC",
+    "RAW_PIX_FMTS",
     "SETTLE",
+    "AnimationSource",
+    "FileSource",
+    "Frame",
+    "FramePass",
+    "FrameSource",
     "PlayOptions",
     "Played",
     "Player",
+    "RawSource",
     "Source",
     "Video",
     "import_av",

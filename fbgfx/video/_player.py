@@ -1,41 +1,38 @@
-"""Playing videos on a Screen: in time, with sound, overlays, loops and playlists.
+"""Playing frame sources on a Screen: in time, with sound, overlays, loops and playlists.
 
-A :class:`Player` runs one play:
+A :class:`Player` runs one play of any :class:`~fbgfx.video._frames.FrameSource` (video
+files, Pillow animations, raw frames from a pipe):
 
-- a decoding thread per file (:class:`_Feeder`) keeps a few decoded frames ready; when
-  a file has been read to its end, the next one (or the same again, for a loop) is
-  opened and starts decoding at once, so its first frames are ready before the current
-  file's last frame leaves the screen: no black frame, no stall at the seam;
-- each frame is converted by libswscale straight into the Screen's back buffer
+- the :class:`~fbgfx.video._timeline.Timeline` reads the sources one after the other,
+  each a few frames ahead in a thread, on one timeline (a source starts where the
+  previous one ended);
+- the present loop here shows each frame at its time: a video frame is converted by
+  libswscale straight into the Screen's back buffer
   (:class:`~fbgfx.video._scale.Converter`), ``on_frame`` draws on it, and the Screen
-  flips at the frame's time: the timestamps, against a monotonic clock, or against the
-  sound the listener hears when there is sound (:class:`~fbgfx.video._audio.AudioOut`);
-- a frame whose time is over (the next one is due) is dropped and counted, except a
-  file's last.
-
-Every file plays on one timeline: a file starts where the previous one ended.
+  flips; an RGB frame goes through :meth:`fbgfx.Screen.present`. Its rules, written
+  once: time runs from the first picture shown (on the sound the listener hears when
+  there is sound, :class:`~fbgfx.video._audio.AudioOut`, else a monotonic clock); a
+  frame whose time is over is dropped, never the play's last; the play stops at
+  ``duration``, also in the middle of a long frame or of a wait for a slow source.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import queue
 import threading
 import time
-import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Union
-
-import numpy as np
 
 from .. import convert
 from ..color import resolve
 from ..screen import FITS
 from ._audio import AudioOut, open_audio
+from ._frames import FileSource, Frame, FramePass, FrameSource
 from ._scale import Converter
 from ._source import HWDEC, Video
+from ._timeline import END, SEAM, Timeline
 
 if TYPE_CHECKING:
     from ..screen import Screen
@@ -43,11 +40,13 @@ if TYPE_CHECKING:
 
 __all__ = ["PlayOptions", "Played", "Player", "Source"]
 
-#: What :meth:`fbgfx.Screen.play` takes: a path, an open Video, or a list of them.
-Source = Union[str, "os.PathLike[str]", Video, Sequence[Union[str, "os.PathLike[str]", Video]]]
+#: What :meth:`fbgfx.Screen.play` takes: a path, an open Video, a frame source, or a list of them.
+Source = Union[
+    str, "os.PathLike[str]", Video, FrameSource, Sequence[Union[str, "os.PathLike[str]", Video, FrameSource]]
+]
 
-# Decoded frames kept ready per file: enough to open and start the next file meanwhile.
-_DEPTH = 8
+# A live source's frame this late (a paused pipe) restarts the time instead of being dropped.
+_STALL = 1.0
 # Longest sleep while waiting for a frame's time (the sound's clock is read between).
 _TICK = 0.01
 
@@ -121,282 +120,66 @@ def _check_number(name: str, value: object, what: str) -> None:
 _DEFAULTS = PlayOptions()
 
 
-class _End:
-    """A file's last frame has been handed out."""
-
-
-_END = _End()
-
-
-class _Feeder:
-    """Opens one file (in its thread) and decodes it, a few frames ahead.
+class Player:
+    """One play of one or more sources on a Screen (see :meth:`fbgfx.Screen.play`).
 
     Args:
-        make: Opens the file (or hands over one already open).
-        offset: Where on the play's timeline the file starts.
-        audio: Where its sound goes, or None.
+        screen: Where.
+        source: A path, a :class:`~fbgfx.video.Video`, a frame source, or a list.
+        options: How (see :class:`PlayOptions`).
     """
-
-    def __init__(
-        self, make: Callable[[threading.Event], Video], offset: float, audio: AudioOut | None, fps: float | None
-    ) -> None:
-        self.offset, self.audio, self.fps = offset, audio, fps
-        self.video: Video | None = None
-        self.end: float | None = None  # the file's length, once it is read to the end
-        self.done = threading.Event()  # read to the end (or failed)
-        self._queue: queue.Queue[Any] = queue.Queue(maxsize=_DEPTH)
-        self._back: list[Any] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(make,), name="fbgfx-video-decoder", daemon=True)
-        self._thread.start()
-
-    def _run(self, make: Callable[[threading.Event], Video]) -> None:
-        try:
-            self.video = video = make(self._stop)
-            if self.audio is not None:
-                self.audio.new_source()
-            with contextlib.closing(video.frames()) as frames:
-                times = self._feed(frames)
-            if times is None:
-                return  # the play stopped
-            last, previous = times
-            period = (last - previous) if last is not None and previous is not None else None
-            if not period or period <= 0:
-                period = 1 / video.fps if video.fps else 0.04
-            self.end = (last or 0.0) + period
-            if video.errors:
-                warnings.warn(
-                    f"{video.path}: {video.errors} damaged packet(s) skipped (a truncated or corrupt file)",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
-            self.done.set()
-            self._put(_END)
-        except BaseException as e:  # noqa: BLE001 - handed to the player's thread, raised there
-            self.done.set()
-            self._put(e)
-
-    def _feed(self, frames: Iterator[tuple[str, Any, float]]) -> tuple[float | None, float | None] | None:
-        """Queue the pictures, hand the sound over; the times of the last two pictures,
-        or None when the play stopped first."""
-        last = previous = None
-        for kind, frame, t in frames:
-            if self._stop.is_set():
-                return None
-            if kind == "audio":
-                if self.audio is not None:
-                    self.audio.put(frame, self.offset + t)
-                continue
-            if not self._put((frame, t)):
-                return None
-            previous, last = last, t
-        return last, previous
-
-    def _put(self, item: Any) -> bool:
-        """Queue ``item``, waiting for room; False when the play stopped first."""
-        while not self._stop.is_set():
-            with contextlib.suppress(queue.Full):
-                self._queue.put(item, timeout=0.1)
-                return True
-        return False
-
-    def get(self, deadline: float | None) -> Any:
-        """The next (frame, t), :data:`_END`, or None when ``deadline`` (monotonic) came first."""
-        if self._back:
-            return self._back.pop()
-        try:
-            item = self._queue.get_nowait()
-        except queue.Empty:
-            item = self._wait(deadline)
-            if item is None:
-                return None
-        if isinstance(item, BaseException):
-            raise item
-        return item
-
-    def _wait(self, deadline: float | None) -> Any:
-        while True:
-            wait = 3600.0 if deadline is None else deadline - time.monotonic()
-            if wait <= 0:
-                return None
-            try:
-                return self._queue.get(timeout=min(wait, 3600.0))
-            except queue.Empty:
-                continue
-
-    def push_back(self, item: Any) -> None:
-        """Hand ``item`` out again on the next :meth:`get`."""
-        self._back.append(item)
-
-    def close(self, close_video: bool) -> None:
-        """Stop decoding; close the file when this play opened it."""
-        self._stop.set()
-        self._thread.join(timeout=2.0)
-        if close_video and self.video is not None and not self._thread.is_alive():
-            self.video.close()
-
-
-class Player:
-    """One play of one or more videos on a Screen (see :meth:`fbgfx.Screen.play`)."""
 
     def __init__(self, screen: Screen, source: Source, options: PlayOptions = _DEFAULTS) -> None:
         options.check()
-        if isinstance(source, (str, os.PathLike, Video, bytes, bytearray, memoryview)) or not isinstance(
-            source, Sequence
-        ):
-            items: list[Any] = [source]  # a bytes source is refused below, not read as numbers
-        else:
-            items = list(source)
-        if not items:
-            raise ValueError("nothing to play: the playlist is empty")
-        for item in items:
-            if not isinstance(item, (str, os.PathLike, Video)):
-                raise TypeError(f"play takes paths or fbgfx.video.Video objects, not {type(item).__name__}")
-            if isinstance(item, Video) and item.closed:
-                raise ValueError(f"{item.path}: the Video is closed")
-        self.screen, self.items, self.options = screen, items, options
+        self.sources = [_as_source(item, options) for item in _items(source)]
+        self.screen, self.options = screen, options
         self.box = _check_box(options.box, screen.width, screen.height)
         self.background = resolve(options.background, screen.format, screen.fb.palette).value
-        # One libswscale thread, set explicitly: sws_scale(), the call that writes into
-        # memory fbgfx owns, converts in the calling thread whatever "threads" says
-        # (measured: no gain); the concurrency is the decoder's frame threads working
-        # ahead while this thread converts and flips.
-        self.sws_threads = 1
 
-    def _opener(self, index: int) -> Callable[[threading.Event], Video]:
-        """Opens item ``index`` (a FIFO's wait for its writer ends when the Event is set)."""
-        item = self.items[index]
-        if isinstance(item, Video):
-            return lambda _cancel: item  # each pass over a Video reads the file on its own
-        path = os.fspath(item)
-        return lambda cancel: Video(path, hwdec=self.options.hwdec, threads=self.options.threads, cancel=cancel)
-
-    def run(  # noqa: C901 - one timeline, read top down
+    def run(
         self, progress: Callable[[bool], None] | None = None, opened: Callable[[Video], None] | None = None
     ) -> Played:
-        """Play until the last file ends (never, with ``loop``), or ``duration``.
+        """Play until the last source ends (never, with ``loop``), or ``duration``.
 
         Args:
             progress: Called with ``dropped`` (bool) for every frame.
             opened: Called with each file's Video as its play begins (in the decoding
-                thread), e.g. to say which decoder it got.
+                thread for all but the first), e.g. to say which decoder it got.
         """
-        fps = self.options.fps
-        start = time.monotonic()
-        stop = None if self.options.duration is None else start + self.options.duration
-        order = [(i, 0) for i in range(len(self.items))]
-        audio_out: AudioOut | None = None
-        feeders: list[_Feeder] = []
-        converters: dict[tuple[int, int, int], tuple[Converter, tuple[int, int, int, int]]] = {}
-        owned: list[bool] = []  # per feeder: whether this play opened its file
-        shown = dropped = 0
-        sync = _Sync()
+        stop = None if self.options.duration is None else time.monotonic() + self.options.duration
+        first = self._open_first(stop)
+        if first is None:
+            return Played(0, 0, None)  # duration ended while a FIFO waited for its writer
+        tell = _telling(opened)
+        if tell is not None:
+            tell(first)
+        audio_out = self._audio(first)
         try:
-            # the first file opens here: a file that cannot play fails before the screen changes
-            video = self._open_first(stop)
-            if video is None:
-                return Played(0, 0, None)  # duration ended while a FIFO waited for its writer
-            owned.append(not isinstance(self.items[0], Video))
-            if self.options.audio and fps is None and video.has_audio:
-                audio_out = open_audio(self.options.audio_device, video.audio_rate)
-            if opened is not None:
-                opened(video)
-            current = _Feeder(lambda _cancel: video, 0.0, audio_out, fps)
-            feeders.append(current)
-            position = 1
-            upcoming: _Feeder | None = None
-            surface = self.screen.surface
-            array = surface.array
-            clock: _Clock | None = None  # the timeline's time, from the first frame shown
-            index = 0  # frames handed out, for a fixed fps
-            period = 1 / fps if fps else 0.0
-            prepared_for: Video | None = None
-            layout: tuple[Converter, tuple[int, int, int, int]] | None = None
-            while True:
-                item = current.get(stop)
-                if item is None:
-                    break  # duration over
-                if current.done.is_set() and upcoming is None:
-                    nxt = self._next(order, position)
-                    if nxt is not None:
-                        i, _round = nxt
-                        offset = current.offset + (current.end or 0.0)
-                        upcoming = _Feeder(_telling(self._opener(i), opened), offset, audio_out, fps)
-                        feeders.append(upcoming)
-                        owned.append(not isinstance(self.items[i], Video))
-                        position += 1
-                if item is _END:
-                    if upcoming is None:
-                        if clock is not None and current.end is not None and fps != 0:
-                            end = current.offset + current.end if fps is None else index * period
-                            self._wait(clock, end, stop)
-                        break
-                    # the file just played is closed now, not at the end: a loop runs for days
-                    finished, current, upcoming = current, upcoming, None
-                    at = feeders.index(finished)
-                    finished.close(owned.pop(at))
-                    del feeders[at]
-                    continue
-                frame, t = item
-                video_now = current.video
-                assert video_now is not None
-                if video_now is not prepared_for:
-                    key = (video_now.width, video_now.height, video_now.rotation)
-                    if key not in converters:
-                        converters[key] = self._converter(array, video_now)
-                    layout = converters[key]
-                    prepared_for = video_now
-                    self._bars(array, layout[1])
-                assert layout is not None
-                converter, rect = layout
-                when = index * period if fps else current.offset + t
-                index += 1
-                if clock is not None and fps != 0:
-                    frame_period = period or (1 / video_now.fps if video_now.fps else 0.04)
-                    if clock.now() >= when + frame_period and not self._last(current, upcoming):
-                        dropped += 1
-                        if progress is not None:
-                            progress(True)
-                        continue
-                converter(frame)
-                if self.options.on_frame is not None:
-                    if rect != self.box:
-                        self._bars(array, rect)
-                    self.options.on_frame(surface, when)
-                self.screen.mark_dirty(rect)
-                if clock is not None and fps != 0:
-                    if not self._wait(clock, when, stop):
-                        break
-                self.screen.flip()
-                if clock is None:
-                    clock = _Clock(time.monotonic() - when, audio_out)
-                    if audio_out is not None:
-                        audio_out.start()
-                elif audio_out is not None:
-                    sync.add(when, audio_out.position())
-                shown += 1
-                if progress is not None:
-                    progress(False)
+            timeline = Timeline(self.sources, self.options.loop, audio_out, first, tell)
+        except BaseException:
+            first.close()
+            if audio_out is not None:
+                audio_out.close()
+            raise
+        presenter = _Presenter(self, timeline, audio_out, stop, progress)
+        try:
+            return presenter.run()
         finally:
             if audio_out is not None:
                 audio_out.close()
-            for feeder, own in zip(feeders, owned):
-                feeder.close(own)
-            for converter, _rect in converters.values():
-                converter.close()
-        return Played(shown, dropped, sync.result())
+            timeline.close()
+            presenter.painter.close()
 
-    # -- helpers ------------------------------------------------------------------------------------
-
-    def _open_first(self, stop: float | None) -> Video | None:
-        """The first item, opened in this thread; None when ``stop`` came first (a FIFO)."""
+    def _open_first(self, stop: float | None) -> FramePass | None:
+        """The first source, opened in this thread (a source that cannot play fails
+        before the screen changes); None when ``stop`` came first (a FIFO)."""
         cancel = threading.Event()
         timer = None if stop is None else threading.Timer(max(stop - time.monotonic(), 0.0), cancel.set)
         if timer is not None:
             timer.daemon = True
             timer.start()
         try:
-            return self._opener(0)(cancel)
+            return self.sources[0].open(cancel)
         except TimeoutError:
             if cancel.is_set():
                 return None
@@ -405,27 +188,129 @@ class Player:
             if timer is not None:
                 timer.cancel()
 
-    def _next(self, order: list[tuple[int, int]], position: int) -> tuple[int, int] | None:
-        """(item index, round) of the file after ``position`` ones, or None at the end."""
-        count = len(self.items)
-        if position < count:
-            return order[position]
-        if not self.options.loop:
+    def _audio(self, first: FramePass) -> AudioOut | None:
+        """The sound output, when the first file has sound and the play is timed by it."""
+        video = first.video
+        if not (self.options.audio and self.options.fps is None and video is not None and video.has_audio):
             return None
-        return position % count, position // count
+        return open_audio(self.options.audio_device, video.audio_rate)
 
-    def _last(self, current: _Feeder, upcoming: _Feeder | None) -> bool:
-        """True when the frame just taken is the play's last (never dropped)."""
-        if upcoming is not None or not current.done.is_set():
-            return False  # another file follows, or this one goes on
-        item = current.get(time.monotonic())
-        if item is None:
+
+def _items(source: Source) -> list[Any]:
+    """The playlist: one item, or each of a sequence (bytes are one item, refused later)."""
+    if isinstance(source, (str, os.PathLike, Video, bytes, bytearray, memoryview)) or not isinstance(source, Sequence):
+        items: list[Any] = [source]
+    else:
+        items = list(source)
+    if not items:
+        raise ValueError("nothing to play: the playlist is empty")
+    return items
+
+
+def _as_source(item: Any, options: PlayOptions) -> FrameSource:
+    """A playlist item as a frame source: a path or a Video is a video file."""
+    if isinstance(item, Video) and item.closed:
+        raise ValueError(f"{item.path}: the Video is closed")
+    if isinstance(item, (str, os.PathLike, Video)):
+        return FileSource(item, options.hwdec, options.threads)
+    if callable(getattr(item, "open", None)) and isinstance(getattr(item, "name", None), str):
+        return item  # type: ignore[no-any-return]
+    raise TypeError(f"play takes paths, fbgfx.video.Video objects or frame sources, not {type(item).__name__}")
+
+
+def _telling(opened: Callable[[Video], None] | None) -> Callable[[FramePass], None] | None:
+    """``opened`` told of each pass that reads a video file."""
+    if opened is None:
+        return None
+
+    def tell(opened_pass: FramePass) -> None:
+        if opened_pass.video is not None:
+            opened(opened_pass.video)
+
+    return tell
+
+
+class _Presenter:
+    """The present loop: each frame of the timeline shown at its time (see the module)."""
+
+    def __init__(
+        self,
+        player: Player,
+        timeline: Timeline,
+        audio_out: AudioOut | None,
+        stop: float | None,
+        progress: Callable[[bool], None] | None,
+    ) -> None:
+        self.timeline, self.audio_out, self.stop, self.progress = timeline, audio_out, stop, progress
+        self.fps = player.options.fps
+        self.period = 1 / self.fps if self.fps else 0.0
+        self.painter = _Painter(player)
+        self.clock: _Clock | None = None  # the timeline's time, from the first picture shown
+        self.index = self.shown = self.dropped = 0
+        self.sync = _Sync()
+
+    def run(self) -> Played:
+        """Show frames until the timeline ends or ``stop``."""
+        while True:
+            item = self.timeline.get(self.stop)
+            if item is None:
+                break  # duration over
+            if item is SEAM:
+                continue
+            if item is END:
+                self._hold_last()
+                break
+            if not self._show(item):
+                break
+        return Played(self.shown, self.dropped, self.sync.result())
+
+    def _timed(self) -> bool:
+        """Whether frames wait for their time (not before the first, nor at fps=0)."""
+        return self.clock is not None and self.fps != 0
+
+    def _show(self, frame: Frame) -> bool:
+        """Show ``frame`` at its time, or drop it when that is over; False when ``stop`` came first."""
+        when, period = (self.index * self.period, self.period) if self.fps else (frame.t, frame.duration or 0.04)
+        self.index += 1
+        if self._timed() and self._late(when, period):
+            self._count(dropped=True)
+            return True
+        self.painter.prepare(frame, self.timeline.pass_, when)
+        if self._timed() and not self._wait(when):
             return False
-        current.push_back(item)
-        return item is _END
+        self.painter.show()
+        if self.clock is None:  # time runs from the first picture
+            self.clock = _Clock(time.monotonic() - when, self.audio_out)
+            if self.audio_out is not None:
+                self.audio_out.start()
+        elif self.audio_out is not None:
+            self.sync.add(when, self.audio_out.position())
+        self._count(dropped=False)
+        return True
 
-    def _wait(self, clock: _Clock, when: float, stop: float | None) -> bool:
+    def _late(self, when: float, period: float) -> bool:
+        """Whether the frame of time ``when`` is over (the next is due) and may be dropped:
+        never the play's last; a live source's frame after a stall restarts the time."""
+        assert self.clock is not None
+        now = self.clock.now()
+        pass_ = self.timeline.pass_
+        if pass_ is not None and pass_.live and now - when > _STALL:
+            self.clock.base += now - when  # a paused pipe: start timing afresh from here
+            return False
+        return now >= when + period and not self.timeline.is_last(self.stop)
+
+    def _hold_last(self) -> None:
+        """The last frame lasts its time too (a 2 s animation takes 2 s)."""
+        if not self._timed():
+            return
+        end = self.timeline.end() if self.fps is None else self.index * self.period
+        if end is not None:
+            self._wait(end)
+
+    def _wait(self, when: float) -> bool:
         """Sleep until the timeline reaches ``when``; False when ``stop`` came first."""
+        clock, stop = self.clock, self.stop
+        assert clock is not None
         while True:
             now = clock.now()
             if stop is not None and time.monotonic() >= stop:
@@ -439,39 +324,99 @@ class Player:
                 sleep = min(sleep, max(stop - time.monotonic(), 0.0))
             time.sleep(sleep)
 
-    def _converter(self, array: np.ndarray, video: Video) -> tuple[Converter, tuple[int, int, int, int]]:
+    def _count(self, dropped: bool) -> None:
+        if dropped:
+            self.dropped += 1
+        else:
+            self.shown += 1
+        if self.progress is not None:
+            self.progress(dropped)
+
+
+class _Painter:
+    """Puts a frame on the screen: a video frame converted into the back buffer (in the
+    box, with bars and ``on_frame``) then flipped; an RGB frame through present()."""
+
+    def __init__(self, player: Player) -> None:
+        self.screen, self.options, self.box, self.background = (
+            player.screen,
+            player.options,
+            player.box,
+            player.background,
+        )
+        self.array = player.screen.surface.array
+        self.converters: dict[tuple[int, int, int], tuple[Converter, tuple[int, int, int, int]]] = {}
+        self.prepared_for: Video | None = None
+        self.layout: tuple[Converter, tuple[int, int, int, int]] | None = None
+        self.rgb: Any = None
+        # One libswscale thread, set explicitly: sws_scale(), the call that writes into
+        # memory fbgfx owns, converts in the calling thread whatever "threads" says
+        # (measured: no gain); the concurrency is the decoder's frame threads working
+        # ahead while this thread converts and flips.
+        self.sws_threads = 1
+
+    def prepare(self, frame: Frame, pass_: FramePass | None, when: float) -> None:
+        """Make ``frame`` the next picture (shown by :meth:`show`)."""
+        if frame.kind == "rgb":
+            self.rgb = frame.data
+            return
+        self.rgb = None
+        video = pass_.video if pass_ is not None else None
+        if video is None:
+            raise ValueError(f"a {frame.kind} frame from a source that reads no video file")
+        converter, rect = self._layout_for(video)
+        converter(frame.data)
+        if self.options.on_frame is not None:
+            if rect != self.box:
+                self._bars(rect)
+            self.options.on_frame(self.screen.surface, when)
+        self.screen.mark_dirty(rect)
+
+    def show(self) -> None:
+        """Show the prepared picture."""
+        if self.rgb is not None:
+            self.screen.present(self.rgb, fit=self.options.fit, background=self.options.background)
+        else:
+            self.screen.flip()
+
+    def _layout_for(self, video: Video) -> tuple[Converter, tuple[int, int, int, int]]:
+        if video is not self.prepared_for or self.layout is None:
+            key = (video.width, video.height, video.rotation)
+            if key not in self.converters:
+                self.converters[key] = self._converter(video)
+            self.layout = self.converters[key]
+            self.prepared_for = video
+            self._bars(self.layout[1])
+        return self.layout
+
+    def _converter(self, video: Video) -> tuple[Converter, tuple[int, int, int, int]]:
         """The converter for ``video``'s frames, and the rectangle they are shown in."""
         size, rect, crop = _layout(video.width, video.height, self.box, self.options.fit)
         x0, y0, x1, y1 = rect
         screen = self.screen
         converter = Converter(
-            array[y0:y1, x0:x1], screen.format, screen.fb.palette, size, crop, video.rotation // 90, self.sws_threads
+            self.array[y0:y1, x0:x1],
+            screen.format,
+            screen.fb.palette,
+            size,
+            crop,
+            video.rotation // 90,
+            self.sws_threads,
         )
         return converter, rect
 
-    def _bars(self, array: np.ndarray, rect: tuple[int, int, int, int]) -> None:
+    def _bars(self, rect: tuple[int, int, int, int]) -> None:
         """Fill the box around the picture with the background."""
         bx0, by0, bx1, by1 = self.box
         x0, y0, x1, y1 = rect
         for r in ((bx0, by0, bx1, y0), (bx0, y1, bx1, by1), (bx0, y0, x0, y1), (x1, y0, bx1, y1)):
             if r[0] < r[2] and r[1] < r[3]:
-                convert.fill(array[r[1] : r[3], r[0] : r[2]], self.background)
+                convert.fill(self.array[r[1] : r[3], r[0] : r[2]], self.background)
                 self.screen.mark_dirty(r)
 
-
-def _telling(
-    make: Callable[[threading.Event], Video], opened: Callable[[Video], None] | None
-) -> Callable[[threading.Event], Video]:
-    """``make``, calling ``opened`` with what it opened."""
-    if opened is None:
-        return make
-
-    def make_and_tell(cancel: threading.Event) -> Video:
-        video = make(cancel)
-        opened(video)
-        return video
-
-    return make_and_tell
+    def close(self) -> None:
+        for converter, _rect in self.converters.values():
+            converter.close()
 
 
 class _Sync:
