@@ -86,3 +86,29 @@ def test_anamorphic_video_is_shown_at_its_display_aspect(tmp_path: Path, open_vi
     # squeezed, the picture would be 32 wide with black bars; at its aspect, red then blue
     assert (np.abs(shown[:, 2:28] - (255, 0, 0)).max()) <= 8
     assert (np.abs(shown[:, 36:62] - (0, 0, 255)).max()) <= 8
+
+
+@pytest.mark.parametrize("fit", ["fit", "center"])
+def test_a_huge_declared_gif_costs_what_is_shown(tmp_path: Path, fit: str) -> None:
+    """A 64-byte GIF declaring 12000x12000 plays in bounded memory (it took about 1 GB): frames as small as shown."""
+    import struct
+    import subprocess
+    import sys
+
+    from PIL import Image
+
+    small = tmp_path / "small.gif"
+    Image.new("P", (1, 1)).save(small, save_all=True, append_images=[Image.new("P", (1, 1), 1)], duration=100)
+    data = bytearray(small.read_bytes())
+    data[6:10] = struct.pack("<HH", 12000, 12000)  # the logical screen: 144 M pixels
+    big = tmp_path / "big.gif"
+    big.write_bytes(bytes(data))
+    code = (
+        "import resource, sys\nfrom fbgfx.cli import main\n"
+        f"code = main(['play', {str(big)!r}, '--{fit}', '--duration', '0.5', '-d', 'virtual:320x240'])\n"
+        "print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    status, peak_kb = done.stdout.split()
+    assert status == "0", done.stderr
+    assert int(peak_kb) < 300_000, peak_kb  # an RGB copy of the canvas alone is 432 MB

@@ -166,6 +166,12 @@ class AnimationSource:
         self._image: Image.Image | None = self._open_image()
         self._cache: list[Frame] | None = [] if loop else None
         self._cached = False
+        self._shown: tuple[int, int, str] | None = None
+
+    def fit_to(self, width: int, height: int, fit: str) -> None:
+        """The frames will be shown ``fit`` into ``width`` x ``height``: each is made no
+        larger than that needs as it is decoded (a small file can declare a huge canvas)."""
+        self._shown = (width, height, fit)
 
     def _open_image(self) -> Image.Image:
         return Image.open(self.name if self._data is None else io.BytesIO(self._data))
@@ -175,7 +181,7 @@ class AnimationSource:
         if self._cached and self._cache is not None:
             return _AnimationPass(None, self._cache, None)
         image, self._image = self._image or self._open_image(), None
-        return _AnimationPass(image, None, self._keep)
+        return _AnimationPass(image, None, self._keep, self._shown)
 
     def _keep(self, frames: list[Frame] | None) -> None:
         """A pass read the whole file: keep its frames (None: too large to keep)."""
@@ -188,9 +194,13 @@ class _AnimationPass:
     live = False
 
     def __init__(
-        self, image: Image.Image | None, cached: list[Frame] | None, keep: Callable[[list[Frame] | None], None] | None
+        self,
+        image: Image.Image | None,
+        cached: list[Frame] | None,
+        keep: Callable[[list[Frame] | None], None] | None,
+        shown: tuple[int, int, str] | None = None,
     ) -> None:
-        self._image, self._cached, self._keep = image, cached, keep
+        self._image, self._cached, self._keep, self._shown = image, cached, keep, shown
 
     def frames(self) -> Iterator[Frame]:
         if self._cached is not None:
@@ -202,7 +212,7 @@ class _AnimationPass:
         for picture in ImageSequence.Iterator(self._image):
             duration = picture.info.get("duration") or 0
             period = duration / 1000 if duration > 10 else 0.1
-            frame = Frame("rgb", _rgb(picture), t, period)
+            frame = Frame("rgb", _rgb(_bounded(picture, self._shown)), t, period)
             t += period
             if kept is not None:
                 size += frame.data.nbytes
@@ -217,6 +227,38 @@ class _AnimationPass:
         if self._image is not None:
             self._image.close()
             self._image = None
+
+
+def _bounded(frame: Image.Image, shown: tuple[int, int, str] | None) -> Image.Image:
+    """``frame`` no larger than showing it ``fit`` into (width, height) needs: the middle
+    for ``center``, else reduced by the largest whole factor that keeps the shown size,
+    converted and reduced a band of rows at a time (memory: what is shown, not the
+    canvas in RGB)."""
+    if shown is None:
+        return frame
+    width, height, fit = shown
+    w, h = frame.size
+    if fit == "center":
+        if w <= width and h <= height:
+            return frame
+        left, top = max(0, -((width - w) // 2)), max(0, -((height - h) // 2))  # as present() centres
+        return frame.crop((left, top, left + min(w, width), top + min(h, height)))
+    ratios = (w / width, h / height)
+    factor = int(max(ratios) if fit == "fit" else min(ratios))
+    if factor < 2:
+        return frame
+    mode = "RGBA" if has_alpha(frame) else "RGB"
+    rows = max(1, (4 << 20) // (w * factor)) * factor  # about 4 M pixels a band
+    bands = [
+        frame.crop((0, y, w, min(y + rows, h))).convert(mode).reduce(factor)
+        for y in range(0, h, rows)
+    ]
+    out = Image.new(mode, (bands[0].width, sum(b.height for b in bands)))
+    y = 0
+    for band in bands:
+        out.paste(band, (0, y))
+        y += band.height
+    return out
 
 
 def _rgb(frame: Image.Image) -> np.ndarray:

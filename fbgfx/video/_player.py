@@ -134,6 +134,10 @@ class Player:
         self.sources = [_as_source(item, options) for item in _items(source)]
         self.screen, self.options = screen, options
         self.box = _check_box(options.box, screen.width, screen.height)
+        for source in self.sources:  # a source that can make its frames as small as shown
+            fit_to = getattr(source, "fit_to", None)
+            if fit_to is not None:
+                fit_to(screen.width, screen.height, options.fit)
         self.background = resolve(options.background, screen.format, screen.fb.palette).value
 
     def run(
