@@ -249,10 +249,7 @@ def _bounded(frame: Image.Image, shown: tuple[int, int, str] | None) -> Image.Im
         return frame
     mode = "RGBA" if has_alpha(frame) else "RGB"
     rows = max(1, (4 << 20) // (w * factor)) * factor  # about 4 M pixels a band
-    bands = [
-        frame.crop((0, y, w, min(y + rows, h))).convert(mode).reduce(factor)
-        for y in range(0, h, rows)
-    ]
+    bands = [frame.crop((0, y, w, min(y + rows, h))).convert(mode).reduce(factor) for y in range(0, h, rows)]
     out = Image.new(mode, (bands[0].width, sum(b.height for b in bands)))
     y = 0
     for band in bands:
