@@ -112,3 +112,49 @@ def test_a_huge_declared_gif_costs_what_is_shown(tmp_path: Path, fit: str) -> No
     status, peak_kb = done.stdout.split()
     assert status == "0", done.stderr
     assert int(peak_kb) < 300_000, peak_kb  # an RGB copy of the canvas alone is 432 MB
+
+
+@pytest.mark.parametrize("pix_fmt", ["yuv420p", "yuv422p", "nv12", "yuyv422", "yuv420p10le", "rgb24", "gbrp"])
+@pytest.mark.parametrize("at", [(30, 22), (31, 23), (61, 47)])
+def test_center_converts_only_the_part_shown(pix_fmt: str, at: tuple[int, int]) -> None:
+    """fit="center" of a larger frame converts the part shown: the same pixels as converting all, then cutting."""
+    from fbgfx.pixelformat import FORMATS
+    from fbgfx.video import _scale
+
+    picture = np.random.default_rng(3).integers(0, 256, (78, 102, 3), dtype=np.uint8)
+    frame = av.VideoFrame.from_ndarray(picture, format="rgb24").reformat(format=pix_fmt)
+    fmt = FORMATS["XRGB8888"]
+    results = []
+    for cut in (True, False):
+        screen = np.zeros((40, 48), fmt.dtype)  # the back buffer; the picture goes in its corner
+        converter = _scale.Converter(screen[:30, :40], fmt, None, (102, 78), at, 0, 1)
+        if not cut:
+            converter._cut = None  # the whole frame, then the part (what fbgfx did before)
+        converter(frame)
+        assert (converter._windows != {}) is cut
+        converter.close()
+        results.append(screen.copy())
+    assert results[0].any()
+    assert np.abs(results[0].view(np.uint8).astype(int) - results[1].view(np.uint8).astype(int)).max() <= 2
+
+
+def test_center_of_a_huge_frame_allocates_what_is_shown() -> None:
+    """A 4000x3000 frame shown 1:1 in 64x48 costs a scratch of about the shown size, not 48 MB."""
+    import tracemalloc
+
+    from fbgfx.pixelformat import FORMATS
+    from fbgfx.video import _scale
+
+    frame = av.VideoFrame(4000, 3000, "yuv420p")
+    fmt = FORMATS["RGB565"]
+    screen = np.zeros((64, 80), fmt.dtype)
+    tracemalloc.start()
+    try:
+        converter = _scale.Converter(screen[:48, :64], fmt, None, (4000, 3000), (1968, 1476), 0, 1)
+        converter(frame)
+        converter(frame)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    converter.close()
+    assert peak < 4 << 20, peak

@@ -171,25 +171,113 @@ class Converter:
         threads: int,
     ) -> None:
         self._args = (dst, fmt, palette, size, crop, turn, threads)
-        self._direct = _Route(*self._args, rgb=False)
+        self._direct: _Route | None = None  # made for the first frame that needs it (none, for a cut)
         narrow = native_pix_fmt(fmt) is not None and min(fmt.red.length, fmt.green.length, fmt.blue.length) < 8
         self._rgb: _Route | None = None  # made for the first RGB frame, where narrow
         self._narrow = narrow
+        # shown 1:1 but cut (fit="center" of a large picture): convert only the part shown
+        self._cut = crop if not turn % 4 and crop != (0, 0) else None
+        self._size = size
+        self._windows: dict[tuple[int, int, bool], _Route] = {}
 
     def close(self) -> None:
         """Free libswscale's contexts; safe twice."""
-        self._direct.close()
-        if self._rgb is not None:
-            self._rgb.close()
+        for route in (self._direct, self._rgb, *self._windows.values()):
+            if route is not None:
+                route.close()
 
     def __call__(self, frame: Any) -> None:
         """Write ``frame`` (a decoded ``av.VideoFrame``) into the destination."""
-        if self._narrow and _is_rgb(frame.format):
+        rgb = self._narrow and _is_rgb(frame.format)
+        if self._cut is not None and (frame.width, frame.height) == self._size:
+            window = _window(frame, self._cut, self._args[0].shape[:2])
+            if window is not None:
+                key = (window.rx, window.ry, rgb)
+                if key not in self._windows:
+                    dst, fmt, palette, _size, _crop, _turn, threads = self._args
+                    size = (window.width, window.height)
+                    self._windows[key] = _Route(dst, fmt, palette, size, (window.rx, window.ry), 0, threads, rgb=rgb)
+                self._windows[key](window)
+                return
+        if rgb:
             if self._rgb is None:
                 self._rgb = _Route(*self._args, rgb=True)
             self._rgb(frame)
         else:
+            if self._direct is None:
+                self._direct = _Route(*self._args, rgb=False)
             self._direct(frame)
+
+
+class _Plane:
+    """A plane of a :class:`_Window`: its bytes from the window's first pixel, and its line size."""
+
+    def __init__(self, data: memoryview, line_size: int) -> None:
+        self.data, self.line_size = data, line_size
+
+
+class _Window:
+    """The part of a decoded frame that is shown, as libswscale reads a frame: plane
+    pointers moved to the part's first pixel, the frame's line sizes. Its left and top
+    edges are rounded down to the chroma subsampling; ``rx``, ``ry`` are what was added."""
+
+    def __init__(self, frame: Any, planes: list[_Plane], size: tuple[int, int], extra: tuple[int, int]) -> None:
+        self.format, self.planes = frame.format, planes
+        self.colorspace = getattr(frame, "colorspace", None)
+        self.color_range = getattr(frame, "color_range", None)
+        (self.width, self.height), (self.rx, self.ry) = size, extra
+
+
+def _window(frame: Any, at: tuple[int, int], shape: tuple[int, int]) -> _Window | None:
+    """The ``shape`` (rows, columns) part of ``frame`` at ``at``, or None for a layout this
+    cannot cut (palettes, bitstreams, Bayer, an old PyAV): then the whole is converted.
+
+    The part read is a little larger: its edges on the chroma grid, two chroma samples
+    more on each side where the frame has them, and whole chroma samples wide and high,
+    so libswscale interpolates the shown pixels' colour from the same samples as it
+    would in the whole frame."""
+    pix = frame.format
+    try:
+        if pix.has_palette or pix.is_bit_stream or pix.is_bayer:
+            return None
+        hs, vs = 16 // pix.chroma_width(16), 16 // pix.chroma_height(16)
+        rows, columns = shape
+        left, width = _span(at[0], columns, frame.width, hs)
+        top, height = _span(at[1], rows, frame.height, vs)
+        planes = [
+            _Plane(memoryview(plane)[offset:], plane.line_size)
+            for plane, offset in zip(frame.planes, _offsets(frame, left, top, hs, vs))
+        ]
+    except (AttributeError, TypeError, ValueError, ZeroDivisionError):
+        return None
+    return _Window(frame, planes, (width, height), (at[0] - left, at[1] - top))
+
+
+def _span(start: int, length: int, total: int, step: int) -> tuple[int, int]:
+    """(first, length) of what is read along one axis to show ``length`` from ``start``."""
+    first = max(start - start % step - 2 * step, 0)
+    end = min(start + length + 2 * step, total)
+    end = min(first + -(-(end - first) // step) * step, total)
+    return first, end - first
+
+
+def _offsets(frame: Any, x: int, y: int, hs: int, vs: int) -> list[int]:
+    """Each plane's byte offset of the pixel (x, y) (both on the chroma grid)."""
+    pix = frame.format
+    components = list(pix.components)
+    offsets = []
+    for index, plane in enumerate(frame.planes):
+        mine = [c for c in components if c.plane == index]
+        if pix.is_planar:
+            step = sum(-(-c.bits // 8) for c in mine)
+            chroma = any(c.is_chroma for c in mine)
+        elif pix.padded_bits_per_pixel % 8 == 0:
+            step, chroma = pix.padded_bits_per_pixel // 8, False
+        else:
+            raise ValueError("a packed layout of bits, not bytes")
+        px, py = (x // hs, y // vs) if chroma else (x, y)
+        offsets.append(py * plane.line_size + px * step)
+    return offsets
 
 
 def _is_rgb(pix_fmt: Any) -> bool:
@@ -329,7 +417,7 @@ class _Route:
         planes = frame.planes
         keep = []  # the buffers C reads stay alive for the whole call
         for i, plane in enumerate(planes[:4]):
-            buffer = ffi.from_buffer("uint8_t[]", plane)
+            buffer = ffi.from_buffer("uint8_t[]", plane.data if isinstance(plane, _Plane) else plane)
             keep.append(buffer)
             self._src_ptr[i] = buffer
             self._src_stride[i] = plane.line_size
