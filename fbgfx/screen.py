@@ -61,7 +61,7 @@ import numpy as np
 from . import _frames, _restore, convert
 from ._buffering import Buffering, choose
 from ._closing import ClosesOnExit
-from ._drawlog import DrawLog
+from ._draw.drawlog import DrawLog
 from ._region import Region
 from ._transfer import ROTATIONS, Transfer, transfer_for
 from .color import resolve
@@ -597,7 +597,7 @@ class _InRam(_Back):
     """Frames composed in a RAM back buffer (the device's format, the frame's layout)
     and shown by the buffering strategy, copying only what changed.
 
-    What the Surface draws is logged in C (a :class:`~fbgfx._drawlog.DrawLog`) and taken into
+    What the Surface draws is logged in C (a :class:`~fbgfx._draw.drawlog.DrawLog`) and taken into
     ``current`` when a frame is shown or dropped (:meth:`_sync`): drawing calls stay one
     C call each. After :meth:`present` the back buffer lags behind the picture on screen
     (``stale``) until it is next drawn on: the first drawing call brings it level

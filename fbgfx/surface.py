@@ -4,9 +4,9 @@ A :class:`Surface` is a NumPy array in one :class:`~fbgfx.PixelFormat` (a RAM bu
 a page of video memory, or a view of either) plus drawing. Primitives have
 ``ImageDraw``'s names and signatures and produce the same pixels Pillow produces on
 an RGB image; the rasterisers run in C (``native/draw.c``, and ``native/smooth.c``
-through :mod:`fbgfx._smooth` for ``antialias=True``). Colours with alpha blend; on
+through :mod:`fbgfx._draw.smooth` for ``antialias=True``). Colours with alpha blend; on
 palette formats the nearest palette entry is used. Text, images and the batch forms are
-methods of its bases in ``_draw_text.py``, ``_draw_images.py`` and ``_draw_batch.py``.
+methods of its bases in ``_draw/text.py``, ``_draw/images.py`` and ``_draw/batch.py``.
 """
 
 from __future__ import annotations
@@ -19,14 +19,15 @@ from typing import Any, Callable, NoReturn, Optional, Union
 import numpy as np
 from PIL import Image
 
-from . import _smooth, convert
-from ._draw_batch import BatchDrawing
-from ._draw_images import ImageDrawing
-from ._draw_text import TextDrawing
-from ._drawlog import DrawLog
+from . import convert
+from ._draw import smooth
+from ._draw.batch import BatchDrawing
+from ._draw.drawlog import DrawLog
+from ._draw.geometry import BIG, NUMBERS, Coords, Flat, check_angle, check_size, check_width, flat
+from ._draw.geometry import box as box_of
+from ._draw.images import ImageDrawing
+from ._draw.text import TextDrawing
 from ._ffi import check_value, ffi, lib
-from ._geometry import BIG, NUMBERS, Coords, Flat, check_angle, check_size, check_width, flat
-from ._geometry import box as box_of
 from .color import BLEND, OPAQUE, SKIP, ColorLike, Ink, Packer, whole_channels
 from .pixelformat import PixelFormat, default_palette
 
@@ -138,7 +139,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
                 hold one pixel value per byte.
             format: A :class:`PixelFormat` or its name.
             palette: As for the constructor.
-            log: For fbgfx's Screen: a :class:`fbgfx._drawlog.DrawLog` that records
+            log: For fbgfx's Screen: a :class:`fbgfx._draw.drawlog.DrawLog` that records
                 what every drawing call changes.
 
         Raises:
@@ -204,7 +205,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         self._fast: dict[type, dict[Any, int]] = self._packer.cache  # opaque colours only
         self._opaque = self._packer.opaque
         self._cached = 0
-        # what drawing calls change, logged in C for a Screen (fbgfx._drawlog)
+        # what drawing calls change, logged in C for a Screen (fbgfx._draw.drawlog)
         self._log: DrawLog | None = None
         self.on_draw = None
         t = ffi.new("draw_target *")
@@ -427,7 +428,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
             return None, self._ink(_WHITE)
         return (None if fill is None else self._ink(fill)), (None if outline is None else self._ink(outline))
 
-    def _smooth_run(self, ink: Ink, call: _smooth.Call | None) -> None:
+    def _smooth_run(self, ink: Ink, call: smooth.Call | None) -> None:
         """Cover a shape with ``ink`` by a kernel of ``native/smooth.c`` (``antialias=True``)."""
         if call is None or ink.mode == SKIP:
             return
@@ -456,11 +457,11 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         if rc < 0:
             _fail(rc, fn)
 
-    def _smooth_shape(self, fill: Fill, outline: Fill, width: float, shape: Callable[[float], _smooth.Call]) -> None:
+    def _smooth_shape(self, fill: Fill, outline: Fill, width: float, shape: Callable[[float], smooth.Call]) -> None:
         """A smooth shape's fill, then its outline (``shape(w)``: the kernel call for
         outline width ``w``, 0 for the fill)."""
         fill_ink, ink = self._outline_ink(fill, outline)
-        w = _smooth.width(width, "outline")
+        w = smooth.width(width, "outline")
         if fill_ink is not None:
             self._smooth_run(fill_ink, shape(0.0))
         if ink is not None and ink != fill_ink and w > 0:
@@ -525,9 +526,9 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
                 centres, with butt ends and, with ``joint="curve"``, round joints.
         """
         if antialias:
-            w = _smooth.width(width, "line")
+            w = smooth.width(width, "line")
             if w > 0:
-                self._smooth_run(self._ink(_WHITE if fill is None else fill), _smooth.line(xy, w, joint))
+                self._smooth_run(self._ink(_WHITE if fill is None else fill), smooth.line(xy, w, joint))
             return
         if self._quiet and width == 1 and width is not True:
             # fast path: one opaque segment, nobody listening
@@ -633,7 +634,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         ``antialias=True`` smoothly, covering [x0, x1 + 1] x [y0, y1 + 1] with corners of
         radius ``radius``."""
         if antialias:
-            return self._smooth_shape(fill, outline, width, lambda w: _smooth.rounded_rectangle(xy, radius, w, corners))
+            return self._smooth_shape(fill, outline, width, lambda w: smooth.rounded_rectangle(xy, radius, w, corners))
         (x0, y0, x1, y1) = [float(v) for v in box_of(xy)]
         if not all(math.isfinite(v) for v in (x0, y0, x1, y1, float(radius))):
             raise ValueError("rounded_rectangle: coordinates must be finite numbers")
@@ -733,7 +734,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         """Draw an ellipse inside a bounding box (``ImageDraw.ellipse``); with
         ``antialias=True`` smoothly: the ellipse inscribed in [x0, x1 + 1] x [y0, y1 + 1]."""
         if antialias:
-            return self._smooth_shape(fill, outline, width, lambda w: _smooth.ellipse(xy, w))
+            return self._smooth_shape(fill, outline, width, lambda w: smooth.ellipse(xy, w))
         if outline is None and self._quiet:
             # fast path, written out here rather than in _box_shape: one Python call less
             try:
@@ -783,7 +784,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         """Draw a circle given its centre and radius (``ImageDraw.circle``); with
         ``antialias=True`` smoothly: the circle of that radius around (x + 0.5, y + 0.5)."""
         if antialias:
-            return self._smooth_shape(fill, outline, width, lambda w: _smooth.circle(xy, radius, w))
+            return self._smooth_shape(fill, outline, width, lambda w: smooth.circle(xy, radius, w))
         if outline is None and self._quiet:
             try:
                 x, y = xy
@@ -808,9 +809,9 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         with ``antialias=True`` smoothly: the band of ``width`` inside the ellipse's edge."""
         ink = self._ink(_WHITE if fill is None else fill)
         if antialias:
-            w = _smooth.width(width, "arc")
+            w = smooth.width(width, "arc")
             if w > 0:
-                self._smooth_run(ink, _smooth.arc("arc", xy, check_angle(start), check_angle(end), w))
+                self._smooth_run(ink, smooth.arc("arc", xy, check_angle(start), check_angle(end), w))
             return
         b = box_of(xy)
         if width != 0:
@@ -855,7 +856,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         self, kind: str, xy: Coords, start: float, end: float, fill: Fill, outline: Fill, width: float
     ) -> None:
         s, e = check_angle(start), check_angle(end)
-        self._smooth_shape(fill, outline, width, lambda w: _smooth.arc(kind, xy, s, e, w))
+        self._smooth_shape(fill, outline, width, lambda w: smooth.arc(kind, xy, s, e, w))
 
     def _cut(self, draw: Kernel, xy: Coords, start: float, end: float, fill: Fill, outline: Fill, width: float) -> None:
         """A closed part of an ellipse (chord, pie slice): fill, then outline."""
@@ -878,7 +879,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         if n < 2:
             raise TypeError("polygon: coordinate list must contain at least 2 coordinates")
         if antialias:
-            return self._smooth_shape(fill, outline, width, lambda w: _smooth.polygon(f, w))
+            return self._smooth_shape(fill, outline, width, lambda w: smooth.polygon(f, w))
         if outline is None and not self._boxes:
             # fast path: an opaque fill nobody is watching, one C call
             try:

@@ -18,7 +18,7 @@ import numpy as np
 import PIL
 from PIL import Image, ImageFont
 
-from . import _glyphs
+from ._draw import glyphs
 
 __all__ = ["TextOptions", "default_font", "font"]
 
@@ -320,7 +320,7 @@ def layout(fnt: Font, xy: Sequence[float], text: Text, options: TextOptions = _P
         start = (math.modf(line.x)[0], math.modf(line.y)[0])
         if simple and (fnt, line.text, line.anchor, start, 0, None, None, None) not in _runs:
             # a line not seen before: composed from cached glyphs when that is exact
-            placed = _glyphs.compose(fnt, line.text, line.x, line.y, line.anchor)
+            placed = glyphs.compose(fnt, line.text, line.x, line.y, line.anchor)
             if placed is not None:
                 if placed[0].size:
                     runs.append(Run(*placed))

@@ -18,7 +18,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 import fbgfx
-from fbgfx._drawlog import DrawLog
+from fbgfx._draw.drawlog import DrawLog
 from fbgfx.color import resolve
 from fbgfx.pixelformat import FORMATS
 

@@ -1,4 +1,4 @@
-"""fbgfx._geometry: Surface's coordinate forms, argument checks and segment clipping."""
+"""fbgfx._draw.geometry: Surface's coordinate forms, argument checks and segment clipping."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fbgfx._geometry import BIG, MAX_SIDE, box, check_angle, check_size, check_width, clip_segment, flat
+from fbgfx._draw.geometry import BIG, MAX_SIDE, box, check_angle, check_size, check_width, clip_segment, flat
 
 
 @pytest.mark.parametrize(

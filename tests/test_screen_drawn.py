@@ -89,7 +89,7 @@ def test_users_on_draw_and_the_screens_log_both_see_each_call(open_virtual):
 def test_plain_surfaces_keep_no_log():
     """A Surface nobody shows logs nothing (its fast paths do no bookkeeping), while
     the same drawing on a logged one is in its log."""
-    from fbgfx._drawlog import DrawLog
+    from fbgfx._draw.drawlog import DrawLog
     from fbgfx._ffi import ffi
 
     s = fbgfx.Surface(32, 32, "RGB565")
@@ -171,7 +171,7 @@ def test_threads_drawing_on_one_frame_never_mix_colours_or_lose_changes(open_vir
 def test_the_log_gives_the_region_what_was_drawn(boxes, runs):
     """What a logging surface drew comes out of its log as the Screen's Region holds it:
     one rectangle while the drawings nest, row spans otherwise; the log is then empty."""
-    from fbgfx._drawlog import DrawLog
+    from fbgfx._draw.drawlog import DrawLog
     from fbgfx._region import Region
 
     log = DrawLog()

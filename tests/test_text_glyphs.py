@@ -1,4 +1,4 @@
-"""Text lines composed from cached glyphs (fbgfx._glyphs) are the pixels Pillow draws."""
+"""Text lines composed from cached glyphs (fbgfx._draw.glyphs) are the pixels Pillow draws."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from PIL import Image, ImageDraw, ImageFont
 from pillow_compare import assert_same_pixels
 
 import fbgfx
-from fbgfx import _glyphs
+from fbgfx._draw import glyphs
 
 DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 PILLOW = tuple(int(p) for p in PIL.__version__.split(".")[:2])
 needs_dejavu = pytest.mark.skipif(not os.path.exists(DEJAVU), reason="DejaVu Sans is not installed (fonts-dejavu-core)")
-# Before Pillow 11 fbgfx draws every line through Pillow's renderer (_glyphs.compose is off).
+# Before Pillow 11 fbgfx draws every line through Pillow's renderer (glyphs.compose is off).
 glyph_path = pytest.mark.skipif(PILLOW < (11, 0), reason=f"Pillow {PIL.__version__} < 11: no glyph path to test")
 # Before Pillow 10.1, load_default() is a latin-1 bitmap font: Pillow and fbgfx both refuse "n\u0303".
 scalable_default = pytest.mark.skipif(
@@ -84,8 +84,8 @@ def test_readings_in_the_default_font_take_the_glyph_path() -> None:
     """The readings of a dashboard are composed from glyphs (the path is not silently unused)."""
     font = ImageFont.load_default()
     for text in ("  12.345 V", "-999.000 V", "0.5 A"):
-        assert _glyphs.compose(font, text, 10.0, 3.0, None) is not None
-        assert _glyphs.compose(font, text, 10.25, 3.75, "ls") is not None
+        assert glyphs.compose(font, text, 10.0, 3.0, None) is not None
+        assert glyphs.compose(font, text, 10.25, 3.75, "ls") is not None
 
 
 @glyph_path
@@ -106,7 +106,7 @@ def test_glyph_path_draws_what_the_rendering_path_draws(fmt: str, monkeypatch: p
         return s.array.copy()
 
     fast = draw(fbgfx.Surface(200, 60, fmt))
-    monkeypatch.setattr(_glyphs, "compose", lambda *a: None)
+    monkeypatch.setattr(glyphs, "compose", lambda *a: None)
     slow = draw(fbgfx.Surface(200, 60, fmt))
     assert np.array_equal(fast, slow)
 
@@ -133,15 +133,15 @@ def test_kerned_pairs_go_to_pillow() -> None:
     kerned = [text for text in pairs if font.getlength(text) != font.getlength(text[0]) + font.getlength(text[1])]
     assert kerned == list(pairs), f"DejaVu Sans should kern all of {pairs}; it kerns {kerned}"
     for text in kerned:
-        assert _glyphs.compose(font, text, 0.0, 0.0, None) is None
+        assert glyphs.compose(font, text, 0.0, 0.0, None) is None
 
 
 def test_other_features_take_pillow_s_renderer() -> None:
     """Anchors other than la/ls, negative fractional positions, bytes and bitmap fonts are
     not composed (Pillow's renderer draws them)."""
     font = ImageFont.load_default()
-    assert _glyphs.compose(font, "12.5", 0.0, 0.0, "mm") is None
-    assert _glyphs.compose(font, "12.5", -3.5, 0.0, None) is None
-    assert _glyphs.compose(font, b"12.5", 0.0, 0.0, None) is None
+    assert glyphs.compose(font, "12.5", 0.0, 0.0, "mm") is None
+    assert glyphs.compose(font, "12.5", -3.5, 0.0, None) is None
+    assert glyphs.compose(font, b"12.5", 0.0, 0.0, None) is None
     bitmap = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()  # Pillow < 10.1: the default
-    assert _glyphs.compose(bitmap, "12.5", 0.0, 0.0, None) is None
+    assert glyphs.compose(bitmap, "12.5", 0.0, 0.0, None) is None

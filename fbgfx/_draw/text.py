@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from . import text as _text
-from .color import ColorLike, Ink
-from .text import Font, Text, TextOptions
+from .. import text as _text
+from ..color import ColorLike, Ink
+from ..text import Font, Text, TextOptions
 
 __all__ = ["TextDrawing"]
 

@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import numpy as np
 
-from . import _smooth, convert
-from ._ffi import ffi, lib
-from ._geometry import check_width
-from .color import OPAQUE, ColorLike, Ink
+from .. import convert
+from .._ffi import ffi, lib
+from ..color import OPAQUE, ColorLike, Ink
+from . import smooth
+from .geometry import check_width
 
 if TYPE_CHECKING:
-    from .pixelformat import PixelFormat
+    from ..pixelformat import PixelFormat
 
 __all__ = ["BatchDrawing"]
 
@@ -38,7 +39,7 @@ class BatchDrawing:
 
         def _run(self, ink: Ink, fn: Kernel, *args: Any) -> None: ...
 
-        def _smooth_run(self, ink: Ink, call: _smooth.Call | None) -> None: ...
+        def _smooth_run(self, ink: Ink, call: smooth.Call | None) -> None: ...
 
     def _batch(self, array: Any, cols: int, what: str) -> np.ndarray:
         a = np.ascontiguousarray(array, dtype=np.float64)
@@ -104,7 +105,7 @@ class BatchDrawing:
         """
         a = self._batch(xy, 4, "lines")
         if antialias:
-            return self._smooth_lines(a, colors, fill, _smooth.width(width, "lines"))
+            return self._smooth_lines(a, colors, fill, smooth.width(width, "lines"))
         width = check_width(width)
         if width != 0 and len(a):
             self._batch_run(lib.draw_lines, a, colors, fill, width)
@@ -114,7 +115,7 @@ class BatchDrawing:
             return
         cols = self._colors(colors, len(a))
         if cols is None:
-            self._smooth_run(self._ink(_WHITE if fill is None else fill), _smooth.lines(a, w))
+            self._smooth_run(self._ink(_WHITE if fill is None else fill), smooth.lines(a, w))
             return
         # per-line colours: their RGB, from the packed values _colors checked
         fmt = self.format
@@ -124,7 +125,7 @@ class BatchDrawing:
             native = cols.astype(fmt.dtype).reshape(fmt.array_shape(1, len(cols)))
         rgb = convert.from_native(np.ascontiguousarray(native), fmt, palette=self.palette)[0]
         for row, (r, g, b) in zip(a, rgb.tolist()):
-            self._smooth_run(self._ink((r, g, b)), _smooth.lines(row[None], w))
+            self._smooth_run(self._ink((r, g, b)), smooth.lines(row[None], w))
 
     def rectangles(
         self, xy: Any, fill: Fill = None, colors: Any = None, outline: bool = False, width: float = 1

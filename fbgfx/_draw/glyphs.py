@@ -28,7 +28,7 @@ import numpy as np
 import PIL
 from PIL import Image, ImageFont
 
-from ._ffi import ffi, lib
+from .._ffi import ffi, lib
 
 __all__ = ["compose"]
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._ffi import ffi, lib
+from .._ffi import ffi, lib
 
 __all__ = ["DrawLog"]
 

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image
 
-from . import convert
-from ._geometry import Coords
-from ._geometry import box as box_of
+from .. import convert
+from .geometry import Coords
+from .geometry import box as box_of
 
 if TYPE_CHECKING:
-    from .pixelformat import PixelFormat
+    from ..pixelformat import PixelFormat
 
 __all__ = ["ImageDrawing"]
 

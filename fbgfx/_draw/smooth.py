@@ -30,9 +30,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._ffi import ffi, lib
-from ._geometry import Coords, flat
-from ._geometry import box as box_of
+from .._ffi import ffi, lib
+from .geometry import Coords, flat
+from .geometry import box as box_of
 
 __all__ = ["Call", "arc", "circle", "ellipse", "line", "lines", "polygon", "rounded_rectangle"]
 
