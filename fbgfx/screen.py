@@ -36,11 +36,11 @@ and :attr:`Screen.height` are that logical size; the turning happens as frames a
 written into video memory, only where they changed. ``$FBGFX_ROTATE`` sets the default.
 
 How it is built: each choice is an object made once when the Screen opens. The
-buffering mode is a strategy from :mod:`fbgfx._buffering` (which page a frame goes to
+buffering mode is a strategy from :mod:`fbgfx._screen.buffering` (which page a frame goes to
 and how it is shown); what the Surface draws on is a back buffer here (:class:`_InPlace`
 on the visible page, :class:`_KeepBack` keeping the last frame, :class:`_ClearBack`
 starting blank); writing a frame into a page (packed pixels, rotation) is a
-:class:`~fbgfx._transfer.Transfer`; what changed is a :class:`~fbgfx._region.Region`.
+:class:`~fbgfx._screen.transfer.Transfer`; what changed is a :class:`~fbgfx._screen.region.Region`.
 """
 
 from __future__ import annotations
@@ -59,11 +59,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _frames, _restore, convert
-from ._buffering import Buffering, choose
 from ._closing import ClosesOnExit
 from ._draw.drawlog import DrawLog
-from ._region import Region
-from ._transfer import ROTATIONS, Transfer, transfer_for
+from ._screen.buffering import Buffering, choose
+from ._screen.region import Region
+from ._screen.transfer import ROTATIONS, Transfer, transfer_for
 from .color import resolve
 from .console import Console
 from .errors import FramebufferError

@@ -83,7 +83,7 @@ def test_close_from_handler_inside_page_write(tmp_path, monkeypatch, usr1):
     fb = fbgfx.open(f"virtual:32x24:RGB565:file={path}:memory=8192")
     screen = fb.screen(buffering="flip", console=False)
     signal.signal(signal.SIGUSR1, lambda signum, frame: fb.close())
-    from fbgfx import _transfer
+    from fbgfx._screen import transfer as _transfer
 
     original = _transfer._Plain.convert  # RGB565 unturned
     fired = []

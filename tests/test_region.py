@@ -1,11 +1,11 @@
-"""Dirty regions (fbgfx._region.Region): what a flip copies after drawing."""
+"""Dirty regions (fbgfx._screen.region.Region): what a flip copies after drawing."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from fbgfx._region import Region
+from fbgfx._screen.region import Region
 
 
 def covered(region: Region) -> np.ndarray:

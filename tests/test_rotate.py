@@ -8,8 +8,8 @@ import pytest
 from PIL import Image
 
 import fbgfx
-from fbgfx import _transfer
 from fbgfx._ffi import ffi, lib
+from fbgfx._screen import transfer as _transfer
 
 FORMATS = ["XRGB8888", "ARGB8888", "XBGR8888", "RGB888", "RGB565", "BGR565", "XRGB1555", "C8", "R8", "C4", "R4", "R1"]
 BUFFERINGS = ["flip", "copy", "single"]
@@ -311,7 +311,7 @@ _PLAIN_LOOPS_CHECK = """
 import numpy as np
 import fbgfx
 from fbgfx._ffi import ffi, lib
-from fbgfx import _transfer
+from fbgfx._screen import transfer as _transfer
 
 def ptr(a):
     return ffi.cast("uint8_t *", a.__array_interface__["data"][0])

@@ -172,7 +172,7 @@ def test_the_log_gives_the_region_what_was_drawn(boxes, runs):
     """What a logging surface drew comes out of its log as the Screen's Region holds it:
     one rectangle while the drawings nest, row spans otherwise; the log is then empty."""
     from fbgfx._draw.drawlog import DrawLog
-    from fbgfx._region import Region
+    from fbgfx._screen.region import Region
 
     log = DrawLog()
     s = fbgfx.Surface.wrap(np.zeros((16, 32), np.uint16), "RGB565", log=log)

@@ -2,7 +2,7 @@
 
 A Screen copies only what changed between flips. A Python callback per drawing call
 would cost more than the drawing, so the C kernels record each call's box themselves,
-as per-row spans (the shape of :class:`fbgfx._region.Region`) in arrays this object
+as per-row spans (the shape of :class:`fbgfx._screen.region.Region`) in arrays this object
 owns, and the one-call fast paths stay one C call. The Screen makes a :class:`DrawLog`,
 gives it to the Surface it draws on (``Surface.wrap(..., log=log)``), and takes the log
 at each flip. The log also holds the Screen's write hook: a function run before any

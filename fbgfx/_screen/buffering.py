@@ -27,7 +27,7 @@ A new strategy (a DRM page flip, say) subclasses :class:`Buffering`, implements
 is added to :func:`choose`. Rules every strategy keeps:
 
 - ``write(page, region)`` is told, per page, every pixel that page lacks: a page keeps
-  its own pending :class:`~fbgfx._region.Region` (what changed since it was last
+  its own pending :class:`~fbgfx._screen.region.Region` (what changed since it was last
   written) so only that is copied;
 - video memory is only written, never read (reading it is very slow on real
   hardware), except once at :meth:`~Buffering.close`;
@@ -45,11 +45,11 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import numpy as np
 
-from ._region import Region
-from .errors import FramebufferError
+from ..errors import FramebufferError
+from .region import Region
 
 if TYPE_CHECKING:
-    from .device import Framebuffer
+    from ..device import Framebuffer
 
 __all__ = [
     "PAN_NOT_SHOWN",

@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from . import convert
-from ._ffi import check_value, ffi, lib
-from ._region import Region
-from .pixelformat import PixelFormat
+from .. import convert
+from .._ffi import check_value, ffi, lib
+from ..pixelformat import PixelFormat
+from .region import Region
 
 #: Degrees a Screen may turn its picture (clockwise on the panel).
 ROTATIONS = (0, 90, 180, 270)
