@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ._kernel import KernelDevice
+from ._fbdev import KernelDevice
 from .drm import find_cards, probe
 from .drm.discovery import edid_monitor_name, monitor_name
 from .modes import Mode, parse_sysfs_modes, read_sysfs_modes

@@ -12,7 +12,7 @@ import errno
 import os
 from typing import Any, Union
 
-from ._kernel import KernelDevice
+from ._fbdev import KernelDevice
 from .device import Framebuffer
 from .drm import DrmDevice, find_display, is_drm_spec
 from .errors import FramebufferError

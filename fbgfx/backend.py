@@ -1,7 +1,7 @@
 """The display backend protocol: what a :class:`fbgfx.Framebuffer` drives.
 
 A backend is one module implementing :class:`Backend`: the kernel's ``/dev/fbN``
-(:class:`fbgfx._kernel.KernelDevice`), the in-process model of one
+(:class:`fbgfx._fbdev.KernelDevice`), the in-process model of one
 (:class:`fbgfx.virtual.VirtualDevice`) and DRM/KMS dumb buffers. The operations are
 those of fbdev, because that is the model every backend can answer: a backend
 without a notion (a colour map, panning) raises ``OSError`` with ``ENOTTY`` or

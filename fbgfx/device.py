@@ -1,7 +1,7 @@
 """Framebuffer: one open display, as NumPy memory plus the device's operations.
 
 A :class:`Framebuffer` drives a backend — the kernel's ``/dev/fbN``
-(:class:`fbgfx._kernel.KernelDevice`) or the in-process model of one
+(:class:`fbgfx._fbdev.KernelDevice`) or the in-process model of one
 (:class:`fbgfx.virtual.VirtualDevice`) — through the same few operations, so mode
 validation, capability reporting and restore-on-close live here once.
 """

@@ -386,7 +386,7 @@ def test_open_without_any_display_says_so(monkeypatch):
 
     monkeypatch.delenv("FRAMEBUFFER", raising=False)
     monkeypatch.setattr(opener, "find_display", lambda: None)
-    monkeypatch.setattr("fbgfx._kernel.os.open", lambda *a: (_ for _ in ()).throw(FileNotFoundError(2, "gone")))
+    monkeypatch.setattr("fbgfx._fbdev.os.open", lambda *a: (_ for _ in ()).throw(FileNotFoundError(2, "gone")))
     with pytest.raises(fbgfx.FramebufferError, match="no such framebuffer device") as info:
         fbgfx.open()
     assert info.value.errno == errno.ENOENT

@@ -143,7 +143,7 @@ def test_old_pixel_views_no_longer_reach_the_device(tmp_path, spec):
 
 def test_fbdev_mapping_views_stop_reaching_the_device_after_close(tmp_path):
     """/dev/fbN's mapping (KernelDevice, a file standing in for the device): a view kept past close writes nowhere."""
-    from fbgfx._kernel import KernelDevice
+    from fbgfx._fbdev import KernelDevice
 
     mem = tmp_path / "fbmem"
     mem.write_bytes(bytes(8192))

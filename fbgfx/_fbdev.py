@@ -1,4 +1,4 @@
-"""The kernel device backend: /dev/fbN through ioctl and mmap.
+"""The fbdev backend: /dev/fbN through ioctl and mmap.
 
 C is reached through :mod:`fbgfx._ffi`; no cdata leaves this module. Every method
 raises :class:`~fbgfx.errors.FramebufferError` with the
