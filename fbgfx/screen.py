@@ -58,9 +58,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _frames, _restore, convert
+from . import _restore, convert
 from ._closing import ClosesOnExit
 from ._draw.drawlog import DrawLog
+from ._screen import frames as _frames
 from ._screen.buffering import Buffering, choose
 from ._screen.region import Region
 from ._screen.transfer import ROTATIONS, Transfer, transfer_for
@@ -156,7 +157,7 @@ class Screen(ClosesOnExit):
         self._changes = _Changes(fb)
         fb.adopt(self._changes)
         _restore.register(self._changes, self._changes.close)
-        # Frames shown are counted where a test may wait for them (fbgfx._frames).
+        # Frames shown are counted where a test may wait for them (fbgfx._screen.frames).
         self._frames = _frames.counter_for(fb)
         try:
             self._setup(buffering, console, palette, clear, vsync)

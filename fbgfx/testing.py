@@ -31,10 +31,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from . import _frames, _golden
+from . import _golden
 from ._finger import Finger
 from ._open import VirtualFramebuffer
 from ._open import open as fbgfx_open
+from ._screen import frames as _frames
 from .drm import is_drm_spec
 from .errors import FramebufferError, TouchError
 from .pixelformat import PixelFormat

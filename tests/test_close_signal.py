@@ -20,8 +20,9 @@ import numpy as np
 import pytest
 
 import fbgfx
-from fbgfx import _virtual_file, virtual
+from fbgfx import virtual
 from fbgfx.errors import FramebufferError
+from fbgfx.virtual import _file as _virtual_file
 
 ENV = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(fbgfx.__file__)))}
 ORIGINAL = (32, 24, 32, 24, 0, 0)  # xres, yres, xres_virtual, yres_virtual, xoffset, yoffset
@@ -156,7 +157,7 @@ SIGTERM_CHILD = textwrap.dedent(
     import os, signal, sys
     import numpy as np
     import fbgfx
-    from fbgfx import _virtual_file
+    from fbgfx.virtual import _file as _virtual_file
 
     path = sys.argv[1]
     fb = fbgfx.open(f"virtual:32x24:RGB565:file={path}:memory=8192")

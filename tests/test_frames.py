@@ -1,4 +1,4 @@
-"""Frames shown, counted for waiters in any process: fbgfx._frames and the Screen's counting."""
+"""Frames shown, counted for waiters in any process: fbgfx._screen.frames and the Screen's counting."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sys
 import threading
 
 import fbgfx
-from fbgfx import _frames
-from fbgfx._frames import FrameCounter
+from fbgfx._screen import frames as _frames
+from fbgfx._screen.frames import FrameCounter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -8,7 +8,7 @@ play a DRM-emulated fb that refuses mode changes or a legacy driver that allows 
 
 Its options are a :class:`VirtualOptions` (a ``virtual:`` spec names them, see
 :func:`parse_spec`). With ``file=PATH`` the video memory is a *framebuffer file*
-(:mod:`fbgfx._virtual_file`) that other processes can open as the same device.
+(:mod:`fbgfx.virtual._file`) that other processes can open as the same device.
 :class:`fbgfx.VirtualFramebuffer` is a :class:`fbgfx.Framebuffer` over one.
 """
 
@@ -25,13 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from ._ffi import detach
-from ._virtual_file import STATE_SUFFIX, DeviceState, FramebufferFile
-from ._virtual_spec import MAX_MEMORY, MAX_SIDE, MODE_POLICIES, VirtualOptions, parse_spec
-from .backend import FbdevBackend
-from .errors import FramebufferError, UnsupportedFormatError
-from .pixelformat import FORMATS, PixelFormat
-from .screeninfo import (
+from .._ffi import detach
+from ..backend import FbdevBackend
+from ..errors import FramebufferError, UnsupportedFormatError
+from ..pixelformat import FORMATS, PixelFormat
+from ..screeninfo import (
     FB_ACTIVATE_TEST,
     FB_VISUAL_MONO10,
     FB_VISUAL_PSEUDOCOLOR,
@@ -41,6 +39,8 @@ from .screeninfo import (
     VarScreenInfo,
     geometry,
 )
+from ._file import STATE_SUFFIX, DeviceState, FramebufferFile
+from ._spec import MAX_MEMORY, MAX_SIDE, MODE_POLICIES, VirtualOptions, parse_spec
 
 __all__ = [
     "MAX_MEMORY",

@@ -23,7 +23,7 @@ import time
 import weakref
 from typing import Any
 
-from .virtual import VirtualDevice
+from ..virtual import VirtualDevice
 
 __all__ = ["SUFFIX", "FrameCounter", "counter_for"]
 

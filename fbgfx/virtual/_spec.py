@@ -15,7 +15,7 @@ from typing import Any, Callable, Union
 
 import numpy as np
 
-from .pixelformat import FORMATS, PixelFormat
+from ..pixelformat import FORMATS, PixelFormat
 
 __all__ = ["MAX_MEMORY", "MAX_SIDE", "MODE_POLICIES", "VirtualOptions", "parse_spec"]
 
@@ -49,7 +49,7 @@ class VirtualOptions:
         can_vsync: Whether ``FBIO_WAITFORVSYNC`` works (sleeps to the next 60 Hz tick).
         can_blank: Whether ``FBIOBLANK`` works.
         file: Keep video memory in this framebuffer file, so other processes can open
-            the same device (see :mod:`fbgfx._virtual_file`): created when nothing
+            the same device (see :mod:`fbgfx.virtual._file`): created when nothing
             exists there, taken as it is (with its own size, format and options) when
             it is a framebuffer file, refused otherwise.
         id: The driver name in ``fix.id``.

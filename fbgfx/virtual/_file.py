@@ -31,10 +31,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._virtual_spec import MAX_MEMORY, MAX_SIDE, MODE_POLICIES, VirtualOptions
-from .errors import FramebufferError
-from .pixelformat import FORMATS, PixelFormat
-from .screeninfo import BITFIELD_NAMES, VAR_FIELDS, Bitfield, VarScreenInfo
+from ..errors import FramebufferError
+from ..pixelformat import FORMATS, PixelFormat
+from ..screeninfo import BITFIELD_NAMES, VAR_FIELDS, Bitfield, VarScreenInfo
+from ._spec import MAX_MEMORY, MAX_SIDE, MODE_POLICIES, VirtualOptions
 
 __all__ = ["STATE_SUFFIX", "DeviceState", "FramebufferFile"]
 
