@@ -32,16 +32,16 @@ import pytest
 from PIL import Image
 
 from . import _golden
-from ._finger import Finger
 from ._open import VirtualFramebuffer
 from ._open import open as fbgfx_open
 from ._screen import frames as _frames
 from .drm import is_drm_spec
 from .errors import FramebufferError, TouchError
 from .pixelformat import PixelFormat
-from .uinput_touch import UinputTouch
+from .touch._finger import Finger
+from .touch.uinput import UinputTouch
+from .touch.virtual import VirtualTouch
 from .virtual import parse_spec
-from .virtual_touch import VirtualTouch
 
 __all__ = ["DEFAULTS", "Display", "FrameTimeout"]
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fbgfx import _evdev
 from fbgfx.cli import main
+from fbgfx.touch import _evdev
 
 RECORDINGS = Path(__file__).parent / "recordings"
 TABLET = str(RECORDINGS / "qemu-tablet.evemu")

@@ -7,7 +7,7 @@ import pytest
 
 import fbgfx
 import fbgfx.touch
-from fbgfx.virtual_touch import VirtualTouch
+from fbgfx.touch.virtual import VirtualTouch
 
 
 class _Boom(Exception):

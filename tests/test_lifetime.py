@@ -276,8 +276,7 @@ def test_forked_child_leaves_console_to_parent(tmp_path):
 
 def test_forked_child_closing_touch_leaves_parent_reading():
     """A child closing a Touchscreen it inherited leaves the parent's reading intact."""
-    from fbgfx import _evdev
-    from fbgfx.touch import AbsInfo, InputDevice, Touchscreen
+    from fbgfx.touch import AbsInfo, InputDevice, Touchscreen, _evdev
 
     info = InputDevice(
         "pipe",

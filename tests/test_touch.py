@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fbgfx
-from fbgfx import _evdev, _evemu, touch
-from fbgfx.touch import AbsInfo, InputDevice, TouchEvent, TouchMapping
+from fbgfx import touch
+from fbgfx.touch import AbsInfo, InputDevice, TouchEvent, TouchMapping, _evdev, _evemu
 
 RECORDINGS = Path(__file__).parent / "recordings"
 

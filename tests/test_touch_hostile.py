@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import fbgfx
-from fbgfx import _evdev, touch
+from fbgfx import touch
 from fbgfx.errors import TouchError
-from fbgfx.touch import AbsInfo, InputDevice, Touchscreen
+from fbgfx.touch import AbsInfo, InputDevice, Touchscreen, _evdev
 
 FT5406 = Path(__file__).parent / "recordings" / "ft5406-multitouch.evemu"
 HEADER = "".join(line + "\n" for line in FT5406.read_text().splitlines() if not line.startswith("E:"))

@@ -1,4 +1,4 @@
-"""fbgfx.uinput_touch off a real kernel: its errors say what is missing; finger_for picks the touchscreen.
+"""fbgfx.touch.uinput off a real kernel: its errors say what is missing; finger_for picks the touchscreen.
 
 Touches through a real uinput device are checked under qemu (tests/kernel/test_touch_vm.py)."""
 
@@ -11,9 +11,9 @@ import platform
 import pytest
 
 import fbgfx
-from fbgfx import uinput_touch
-from fbgfx.uinput_touch import UinputTouch, finger_for
-from fbgfx.virtual_touch import VirtualTouch
+from fbgfx.touch import uinput as uinput_touch
+from fbgfx.touch.uinput import UinputTouch, finger_for
+from fbgfx.touch.virtual import VirtualTouch
 
 
 def test_missing_uinput_says_modprobe(tmp_path):

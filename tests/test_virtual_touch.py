@@ -1,5 +1,5 @@
 """The virtual touchscreen of a file-backed virtual display: read by fbgfx.touch.open()
-as a kernel touchscreen, touched by fbgfx.virtual_touch.VirtualTouch from any process."""
+as a kernel touchscreen, touched by fbgfx.touch.virtual.VirtualTouch from any process."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import pytest
 
 import fbgfx
 import fbgfx.touch
-from fbgfx import virtual_touch
-from fbgfx.virtual_touch import VirtualTouch
+from fbgfx.touch import virtual as virtual_touch
+from fbgfx.touch.virtual import VirtualTouch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

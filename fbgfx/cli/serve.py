@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from .._open import resolve
-from ..uinput_touch import UinputTouch, finger_for
+from ..touch.uinput import UinputTouch, finger_for
 from ._common import CliError, Command, Context, drm_target, in_process_only, open_device
 
 if TYPE_CHECKING:

@@ -19,10 +19,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .. import _evdev, touch
+from .. import touch
 from .._open import resolve
 from ..drm import is_drm_spec
 from ..errors import FramebufferError, TouchError
+from ..touch import _evdev
 from ._common import Command, Context, open_device, read_fifo, seconds
 
 __all__ = ["COMMAND"]

@@ -11,7 +11,7 @@ recorded:
 - ``examples/paint.py --rotate 90`` draws under the tap, on qemu's own screendump;
 - ``fbgfx touch --list`` stars the tablet; ``fbgfx touch --rotate 90`` prints a tap;
 - an overflow of the kernel's event buffer (SYN_DROPPED) is resynchronised;
-- a uinput touchscreen (fbgfx.uinput_touch, the plugin's way to touch real displays)
+- a uinput touchscreen (fbgfx.touch.uinput, the plugin's way to touch real displays)
   is found and read like the panel's own;
 - unbinding the tablet's driver while a read waits ends it with ENODEV, not a hang;
 - ``fbgfx serve --input`` on /dev/fb0 makes a uinput touchscreen that programs read (last).

@@ -151,7 +151,7 @@ def _uinput() -> dict[str, Any]:
     loaded = subprocess.run(["modprobe", "uinput"], capture_output=True, text=True)
     if not os.path.exists("/dev/uinput"):
         return {"error": f"no /dev/uinput after modprobe uinput: {loaded.stderr.strip()}"}
-    from fbgfx.uinput_touch import UinputTouch
+    from fbgfx.touch.uinput import UinputTouch
 
     with fbgfx.open("/dev/fb0") as fb, UinputTouch(fb) as finger:
         chosen = fbgfx.touch.find_device()
@@ -207,7 +207,7 @@ def _serve_uinput() -> dict[str, Any]:
     except ImportError:
         return {"skipped": "websockets (fbgfx[serve]) is not installed"}
     from fbgfx.serve import Server
-    from fbgfx.uinput_touch import UinputTouch
+    from fbgfx.touch.uinput import UinputTouch
 
     progress = Path(sys.argv[1]) / "serve-progress.txt"
 

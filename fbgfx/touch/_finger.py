@@ -12,9 +12,9 @@ import math
 import time
 from abc import ABC, abstractmethod
 
+from ..errors import TouchError
 from . import _evdev
-from .errors import TouchError
-from .touch import AbsInfo, InputDevice
+from ._evdev import AbsInfo, InputDevice
 
 __all__ = ["Finger", "touchscreen_device"]
 

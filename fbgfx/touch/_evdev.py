@@ -21,8 +21,8 @@ from typing import (
     Callable,
 )
 
-from ._ffi import ffi, lib
-from .errors import TouchError
+from .._ffi import ffi, lib
+from ..errors import TouchError
 
 __all__ = [
     "EVENT_SIZE",

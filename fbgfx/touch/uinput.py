@@ -6,7 +6,7 @@ single-touch screen (``INPUT_PROP_DIRECT``, ``ABS_X``/``ABS_Y`` spanning the pan
 pixels, ``BTN_TOUCH``) whose events any program reads from ``/dev/input/eventN``, as
 from the panel's own. :func:`finger_for` picks the right one for a display::
 
-    from fbgfx.uinput_touch import finger_for
+    from fbgfx.touch.uinput import finger_for
 
     with fbgfx.open("/dev/fb0") as fb, finger_for(fb) as finger:
         os.environ["FBGFX_TOUCH"] = finger.device.path   # for the app started next
@@ -26,12 +26,12 @@ import os
 import time
 from typing import Any
 
+from .._closing import ClosesOnExit
+from .._ffi import ffi, lib
+from ..errors import TouchError
 from . import _evdev
-from ._closing import ClosesOnExit
-from ._ffi import ffi, lib
 from ._finger import Finger, touchscreen_device
-from .errors import TouchError
-from .virtual_touch import VirtualTouch, display_file
+from .virtual import VirtualTouch, display_file
 
 __all__ = ["NAME", "UINPUT", "UinputTouch", "finger_for"]
 
@@ -129,7 +129,7 @@ class UinputTouch(Finger, ClosesOnExit):
 
 def finger_for(fb: Any) -> Finger:
     """The touchscreen to touch ``fb``'s panel with: a file-backed virtual display's own
-    (:class:`~fbgfx.virtual_touch.VirtualTouch`), else a uinput one (:class:`UinputTouch`).
+    (:class:`~fbgfx.touch.virtual.VirtualTouch`), else a uinput one (:class:`UinputTouch`).
 
     Raises:
         TouchError: An in-memory virtual display (no other program can read its

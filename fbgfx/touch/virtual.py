@@ -8,7 +8,7 @@ Screen's rotation and ``$FBGFX_TOUCH_CALIBRATION`` applied as for a real panel.
 
 Another process (a test, a browser bridge) touches it without any kernel support::
 
-    from fbgfx.virtual_touch import VirtualTouch
+    from fbgfx.touch.virtual import VirtualTouch
 
     with VirtualTouch("virtual:320x240:file=/tmp/fb.raw") as finger:
         finger.wait_for_reader(5)      # until the app has opened its touchscreen
@@ -42,12 +42,13 @@ import tempfile
 from collections.abc import Sequence
 from typing import Any
 
-from ._closing import ClosesOnExit
+from .._closing import ClosesOnExit
+from .._open import resolve
+from ..errors import TouchError
+from ..virtual import STATE_SUFFIX, VirtualDevice, parse_spec
+from ._evdev import InputDevice
 from ._finger import Finger, touchscreen_device
-from ._open import resolve
-from .errors import TouchError
-from .touch import InputDevice, Touchscreen
-from .virtual import STATE_SUFFIX, VirtualDevice, parse_spec
+from ._touchscreen import Touchscreen
 
 __all__ = ["NAME", "SUFFIX", "VirtualTouch", "display_file", "open_reader"]
 
