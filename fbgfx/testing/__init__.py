@@ -31,17 +31,17 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from .._open import VirtualFramebuffer
+from .._open import open as fbgfx_open
+from .._screen import frames as _frames
+from ..drm import is_drm_spec
+from ..errors import FramebufferError, TouchError
+from ..pixelformat import PixelFormat
+from ..touch._finger import Finger
+from ..touch.uinput import UinputTouch
+from ..touch.virtual import VirtualTouch
+from ..virtual import parse_spec
 from . import _golden
-from ._open import VirtualFramebuffer
-from ._open import open as fbgfx_open
-from ._screen import frames as _frames
-from .drm import is_drm_spec
-from .errors import FramebufferError, TouchError
-from .pixelformat import PixelFormat
-from .touch._finger import Finger
-from .touch.uinput import UinputTouch
-from .touch.virtual import VirtualTouch
-from .virtual import parse_spec
 
 __all__ = ["DEFAULTS", "Display", "FrameTimeout"]
 
@@ -438,7 +438,7 @@ class _DrmPanel:
     picture from what the card scans out (``GETFB2``: root or the DRM master)."""
 
     def __init__(self, spec: str) -> None:
-        from .drm import find_display, parse_spec, probe
+        from ..drm import find_display, parse_spec, probe
 
         card, options = parse_spec(spec)
         self.card = card or find_display() or "/dev/dri/card0"
@@ -458,7 +458,7 @@ class _DrmPanel:
         self.size = (w, h)
 
     def _scanout(self) -> tuple[str, np.ndarray]:
-        from .drm import read_scanout
+        from ..drm import read_scanout
 
         return read_scanout(self.card, self.connector)
 
