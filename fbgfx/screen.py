@@ -63,6 +63,7 @@ from ._closing import ClosesOnExit
 from ._draw.drawlog import DrawLog
 from ._screen import frames as _frames
 from ._screen.buffering import Buffering, choose
+from ._screen.fit import FITS, place
 from ._screen.region import Region
 from ._screen.transfer import ROTATIONS, Transfer, transfer_for
 from .color import resolve
@@ -79,8 +80,6 @@ __all__ = ["BUFFERING", "FITS", "Screen", "resolve_rotate"]
 
 #: Buffering strategies :class:`Screen` takes.
 BUFFERING = ("auto", "flip", "copy", "single")
-#: How :meth:`Screen.present` places an image of another size.
-FITS = ("fit", "fill", "stretch", "center")
 
 Box = tuple[int, int, int, int]
 
@@ -344,7 +343,7 @@ class Screen(ClosesOnExit):
         if rgb.shape[2] == 4:
             rgb = _flatten(rgb, resolve(background, self.format, self._palette).rgba)
         if rgb.shape[:2] != (self.height, self.width):
-            rgb, x, y = _place(rgb, self.width, self.height, fit)
+            rgb, x, y = place(rgb, self.width, self.height, fit)
             if rgb.shape[:2] != (self.height, self.width):
                 with _restore.critical:
                     back.present_part(rgb, x, y, self._native_color(background))
@@ -797,36 +796,6 @@ def _flatten(rgba: np.ndarray, background: Sequence[int]) -> np.ndarray:
     bg = np.array(background[:3], np.uint16)
     out = (rgba[..., :3].astype(np.uint16) * a + bg * (255 - a) + 127) // 255
     return out.astype(np.uint8)
-
-
-def _place(rgb: np.ndarray, width: int, height: int, fit: str) -> tuple[np.ndarray, int, int]:
-    """Scale and crop a picture for a width x height screen; returns it and where it goes."""
-    from PIL import Image
-
-    h, w = rgb.shape[:2]
-    if fit == "stretch":
-        size, box = (width, height), (0, 0, w, h)
-    elif fit == "center":
-        size, box = (w, h), None
-    else:
-        scale = (min if fit == "fit" else max)(width / w, height / h)
-        if fit == "fill":
-            # Crop the source to what shows before scaling, so nothing is scaled twice.
-            cw, ch = min(w, width / scale), min(h, height / scale)
-            left, top = (w - cw) / 2, (h - ch) / 2
-            size, box = (width, height), (left, top, left + cw, top + ch)
-        else:
-            size = (max(1, min(width, round(w * scale))), max(1, min(height, round(h * scale))))
-            box = (0, 0, w, h)
-    if box is not None and (size != (w, h) or box != (0, 0, w, h)):
-        rgb = np.asarray(Image.fromarray(np.ascontiguousarray(rgb)).resize(size, Image.Resampling.BILINEAR, box=box))
-    h, w = rgb.shape[:2]
-    x, y = (width - w) // 2, (height - h) // 2
-    if x < 0 or y < 0:  # "center" of a larger picture: crop the middle
-        cx, cy = max(0, -x), max(0, -y)
-        rgb = rgb[cy : cy + min(h, height), cx : cx + min(w, width)]
-        x, y = max(x, 0), max(y, 0)
-    return rgb, x, y
 
 
 def _around(box: tuple[int, int, int, int], width: int, height: int) -> list[tuple[int, int, int, int]]:

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Union
 
 from .. import convert
+from .._screen.fit import FITS
 from ..color import resolve
-from ..screen import FITS
 from ._audio import AudioOut, open_audio
 from ._frames import FileSource, Frame, FramePass, FrameSource
 from ._scale import Converter
