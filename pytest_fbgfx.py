@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import pytest
 
 if TYPE_CHECKING:
-    from fbgfx.testing import Display
+    from fbgfx.testing import DisplayUnderTest
 
 # What the terminal summary says, once a test has used a display.
 _SUMMARY = pytest.StashKey[Callable[[Any, pytest.Config], None]]()
@@ -63,10 +63,10 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture
 def fbgfx_display(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Display]:
+) -> Iterator[DisplayUnderTest]:
     """A fresh file-backed virtual display named by ``$FRAMEBUFFER`` for this test, with
     a touchscreen: ``snapshot()``, ``tap()``/``press()``/``move()``/``release()``,
-    ``wait_for_frame()``, ``assert_matches()`` (see :class:`fbgfx.testing.Display`)."""
+    ``wait_for_frame()``, ``assert_matches()`` (see :class:`fbgfx.testing.DisplayUnderTest`)."""
     from fbgfx import testing  # the display, Pillow and NumPy: only for tests that use it
 
     request.config.stash[_SUMMARY] = testing.summary

@@ -4,7 +4,7 @@ The pytest plugin (module ``pytest_fbgfx``, registered as ``fbgfx``) gives each 
 that asks for ``fbgfx_display`` a fresh file-backed virtual display, named by
 ``$FRAMEBUFFER`` while the test runs, so the app under test opens it with
 ``fbgfx.open()`` unchanged, in the test's process or in a subprocess. The
-:class:`Display` it yields looks at the panel and touches it::
+:class:`DisplayUnderTest` it yields looks at the panel and touches it::
 
     def test_paint(fbgfx_display):
         app = subprocess.Popen([sys.executable, "paint.py"])
@@ -23,6 +23,7 @@ import errno
 import os
 import re
 import subprocess
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ from ..touch.virtual import VirtualTouch
 from ..virtual import parse_spec
 from . import _golden
 
-__all__ = ["DEFAULTS", "Display", "FrameTimeout"]
+__all__ = ["DEFAULTS", "DisplayUnderTest", "FrameTimeout"]
 
 #: The display a test gets when its marker does not say otherwise.
 DEFAULTS = {"width": 320, "height": 240, "format": "XRGB8888"}
@@ -58,11 +59,18 @@ DEFAULT_TIMEOUT = 30.0
 _REPORT = pytest.StashKey["_golden.Report"]()
 
 
+def __getattr__(name: str) -> Any:
+    if name == "Display":  # the old name, for one release (fbgfx.Display lists displays)
+        warnings.warn("fbgfx.testing.Display is now fbgfx.testing.DisplayUnderTest", DeprecationWarning, stacklevel=2)
+        return DisplayUnderTest
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class FrameTimeout(TimeoutError):
-    """:meth:`Display.wait_for_frame` saw no new frame in time."""
+    """:meth:`DisplayUnderTest.wait_for_frame` saw no new frame in time."""
 
 
-class Display:
+class DisplayUnderTest:
     """A display a test runs an app on: look at it, touch it, wait for its frames.
 
     Made by the ``fbgfx_display`` fixture (and :meth:`add_display`); closed when the
@@ -85,7 +93,7 @@ class Display:
         self._panel: _DrmPanel | None = None
         self._finger: Finger | None = None
         self._touch_error: TouchError | None = None
-        self._others: list[Display] = []
+        self._others: list[DisplayUnderTest] = []
         self._apps: list[tuple[subprocess.Popen[Any], Any]] = []  # each with its stderr file
         self.extra_env: dict[str, str] = {}
         try:
@@ -336,7 +344,7 @@ class Display:
 
     # -- more displays, apps --------------------------------------------------------------------
 
-    def add_display(self, **options: Any) -> Display:
+    def add_display(self, **options: Any) -> DisplayUnderTest:
         """Another virtual display for this test (same options as the marker's); its
         :attr:`spec` or :attr:`env` tells an app to open it. Closed with this one."""
         if "device" in options:
@@ -510,7 +518,7 @@ class _Test:
 
 def fixture(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Display]:
+) -> Iterator[DisplayUnderTest]:
     """The ``fbgfx_display`` fixture's body: a display named by ``$FRAMEBUFFER``."""
     marker = request.node.get_closest_marker("fbgfx_display")
     options = dict(DEFAULTS)
@@ -530,7 +538,7 @@ def fixture(
         monkeypatch.delenv(name, raising=False)
     if rotate is not None:
         monkeypatch.setenv("FBGFX_ROTATE", str(rotate))
-    display = Display(str(device), test) if device else _make(test, options, "display")
+    display = DisplayUnderTest(str(device), test) if device else _make(test, options, "display")
     try:
         monkeypatch.setenv("FRAMEBUFFER", display.spec)
         for name, value in display.extra_env.items():
@@ -540,7 +548,7 @@ def fixture(
         display.close()
 
 
-def _make(test: _Test, options: dict[str, Any], stem: str) -> Display:
+def _make(test: _Test, options: dict[str, Any], stem: str) -> DisplayUnderTest:
     options = dict(options)
     if "rotate" in options:
         raise pytest.UsageError("rotate= is for the marker (it sets $FBGFX_ROTATE for the test's apps)")
@@ -565,7 +573,7 @@ def _make(test: _Test, options: dict[str, Any], stem: str) -> Display:
         parse_spec(spec)
     except ValueError as e:
         raise pytest.UsageError(f"@pytest.mark.fbgfx_display: {e}") from None
-    return Display(spec, test)
+    return DisplayUnderTest(spec, test)
 
 
 def summary(terminal: Any, config: pytest.Config) -> None:
