@@ -26,16 +26,24 @@ import ipaddress
 import re
 import socket
 import threading
+import warnings
 from collections.abc import Awaitable
 from types import ModuleType
 from typing import Any, Callable
 
 from ..device import Framebuffer
-from ._stream import FramebufferSource, ScanoutSource, Source, Stream
+from ._stream import DisplaySource, FramebufferSource, ScanoutSource, Stream
 
-__all__ = ["ScanoutSource", "Server", "Source", "check_options"]
+__all__ = ["DisplaySource", "ScanoutSource", "Server", "check_options"]
 
 _TOKEN = re.compile(r"[A-Za-z0-9._~-]{8,256}")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Source":  # the old name, for one release (video.Source is another thing)
+        warnings.warn("fbgfx.serve.Source is now fbgfx.serve.DisplaySource", DeprecationWarning, stacklevel=2)
+        return DisplaySource
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def check_options(bind: str, port: int, token: str | None, fps: float) -> None:
@@ -88,7 +96,7 @@ class Server:
 
     Args:
         display: An open :class:`~fbgfx.Framebuffer` (its visible page is followed
-            through pans and mode changes), or a :class:`Source` such as
+            through pans and mode changes), or a :class:`DisplaySource` such as
             :class:`ScanoutSource` for what a ``drm:`` card scans out.
         bind: The address to listen on. Anything but a loopback address needs ``token``.
         port: The TCP port; 0 picks a free one (see :attr:`port` once started).
@@ -104,7 +112,7 @@ class Server:
 
     def __init__(
         self,
-        display: Framebuffer | Source,
+        display: Framebuffer | DisplaySource,
         *,
         bind: str = "127.0.0.1",
         port: int = 8080,
@@ -113,7 +121,7 @@ class Server:
         touch: Any = None,
     ) -> None:
         check_options(bind, port, token, fps)
-        self.source: Source = FramebufferSource(display) if isinstance(display, Framebuffer) else display
+        self.source: DisplaySource = FramebufferSource(display) if isinstance(display, Framebuffer) else display
         self.stream = Stream(self.source)
         self.bind = "127.0.0.1" if bind == "localhost" else bind.strip("[]")
         self.token = token

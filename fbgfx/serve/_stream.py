@@ -1,6 +1,6 @@
 """What ``fbgfx serve`` streams: pictures read from a display, the rectangles that changed, encoded.
 
-A :class:`Source` reads what a display shows (a :class:`~fbgfx.Framebuffer`, or the
+A :class:`DisplaySource` reads what a display shows (a :class:`~fbgfx.Framebuffer`, or the
 buffer a ``drm:`` card scans out). :class:`Stream` grabs it at up to a frame rate,
 compares each grab with the one before in tiles (one vectorised pass over the native
 bytes), keeps the changed tiles of the last :data:`HISTORY` grabs, and encodes what a
@@ -37,7 +37,7 @@ from ..convert import from_native
 from ..device import Framebuffer
 from ..pixelformat import PixelFormat
 
-__all__ = ["HISTORY", "Frame", "FramebufferSource", "ScanoutSource", "Source", "Stream", "changed_rects"]
+__all__ = ["HISTORY", "Frame", "FramebufferSource", "ScanoutSource", "DisplaySource", "Stream", "changed_rects"]
 
 #: How many grabs' changed tiles are kept for viewers that fell behind.
 HISTORY = 32
@@ -56,7 +56,7 @@ _RECT = struct.Struct("<HHHH")
 _PROBE = 16384
 
 
-class Source(Protocol):
+class DisplaySource(Protocol):
     """Reads what a display shows."""
 
     def read(self) -> tuple[PixelFormat, np.ndarray, np.ndarray | None, int]:
@@ -211,12 +211,12 @@ def encode(frame: Frame, byte_rects: Sequence[tuple[int, int, int, int]]) -> byt
 
 
 class Stream:
-    """Grabs a :class:`Source` and answers each viewer with what changed since it last looked.
+    """Grabs a :class:`DisplaySource` and answers each viewer with what changed since it last looked.
 
     Thread-safe: :meth:`grab` runs in one worker thread, :meth:`update_for` in others.
     """
 
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: DisplaySource) -> None:
         self.source = source
         self._lock = threading.Lock()
         self._frame: Frame | None = None
