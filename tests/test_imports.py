@@ -150,3 +150,34 @@ def test_moved_modules_keep_their_old_path_with_a_warning(old, new):
     assert module.__all__ == moved.__all__
     for name in moved.__all__:
         assert getattr(module, name) is getattr(moved, name)
+
+
+@pytest.mark.parametrize(
+    "module, old, new",
+    [("fbgfx.testing", "Display", "DisplayUnderTest"), ("fbgfx.serve", "Source", "DisplaySource")],
+)
+def test_renamed_classes_keep_their_old_name_with_a_warning(module, old, new):
+    """A class renamed so that no two public classes share a name is still there by its old name, warning."""
+    mod = importlib.import_module(module)
+    with pytest.warns(DeprecationWarning, match=new):
+        assert getattr(mod, old) is getattr(mod, new)
+    assert old not in mod.__all__ and new in mod.__all__
+
+
+def test_public_classes_have_one_name_each():
+    """No two public modules of fbgfx export different classes under the same name."""
+    seen: dict[str, object] = {}
+    clashes = []
+    for name in sorted(_modules()):
+        if any(part.startswith("_") for part in name.split(".")) or name.endswith("_touch"):
+            continue  # private modules, and the deprecated aliases of moved ones
+        if name in ("fbgfx.video",):
+            pytest.importorskip("av")
+        module = importlib.import_module(name)
+        for attr in getattr(module, "__all__", ()):
+            obj = getattr(module, attr)
+            if isinstance(obj, type):
+                if attr in seen and seen[attr] is not obj:
+                    clashes.append(f"{attr}: {seen[attr]!r} and {obj!r}")
+                seen.setdefault(attr, obj)
+    assert not clashes
