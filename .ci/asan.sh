@@ -76,9 +76,9 @@ import fbgfx._native as native
 assert native.__file__.startswith(sys.argv[1]), native.__file__
 print(f"asan: testing {native.__file__}")
 EOF
-# The thread tests (tests/test_native_threads.py) draw more rounds here: a C kernel
+# The thread tests (tests/draw/test_native_threads.py) draw more rounds here: a C kernel
 # reading a buffer another thread freed fails the run even when its pixels come out right.
 export FBGFX_THREAD_ROUNDS="${FBGFX_THREAD_ROUNDS:-5}"
 # The browser tests start Chromium's driver, which aborts with libasan preloaded; the
-# server code they drive runs here through tests/test_serve.py.
-python -m pytest -q -p no:cacheprovider -m "not kernel" --ignore=tests/kernel --ignore=tests/test_serve_browser.py "$@"
+# server code they drive runs here through tests/serve/test_serve.py.
+python -m pytest -q -p no:cacheprovider -m "not kernel" --ignore=tests/kernel --ignore=tests/serve/test_serve_browser.py "$@"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what the browser tests of `fbgfx serve` (tests/test_serve_browser.py) need:
+# Install what the browser tests of `fbgfx serve` (tests/serve/test_serve_browser.py) need:
 # Debian's headless Chromium and its driver, Selenium, and the serve extra (websockets).
 # Idempotent and quiet; returns fast when everything is already there.
 set -euo pipefail

@@ -15,7 +15,7 @@ frame measured alongside:
 On a real card (``--device drm:`` or ``drm:/dev/dri/card0``; run as a user who may
 open it, on a VT, with no desktop holding the display) it measures the driver; with
 ``--device fake`` (the default when there is no card) it uses the in-memory card of
-tests/fake_drm.py, which measures fbgfx's own share: the memory is plain RAM.
+tests/support/fake_drm.py, which measures fbgfx's own share: the memory is plain RAM.
 
 Run: python benchmarks/bench_drm.py [--device SPEC] [--size WxH] [--repeats N]
 """

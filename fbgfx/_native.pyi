@@ -3,7 +3,7 @@
 Only :mod:`fbgfx._ffi` imports it. ``lib`` holds one function per declaration in
 ``native/*.cdef`` and the integer constants the compiler read from the kernel headers;
 pointers, arrays and structs are cffi cdata (Python lists, bytes and buffers convert
-where C takes a pointer). ``tests/test_native_stub.py`` keeps this file and the
+where C takes a pointer). ``tests/device/test_native_stub.py`` keeps this file and the
 declarations in step.
 """
 

@@ -10,7 +10,7 @@ Fixtures:
         with the CLI, read-only opens, errors from bad specs, state after ``close()``)
         open their devices explicitly instead.
 
-Helpers (in ``tests/pillow_compare.py``, imported as ``from pillow_compare import ...``):
+Helpers (in ``tests/support/pillow_compare.py``, imported as ``from support.pillow_compare import ...``):
     assert_like_pillow: runs one drawing on a Surface and on Pillow's ImageDraw and
         compares every pixel (exactly, or within a tolerance); fails when nothing was
         drawn unless told ``must_draw=False``.
@@ -18,7 +18,7 @@ Helpers (in ``tests/pillow_compare.py``, imported as ``from pillow_compare impor
         picture; fails unless at least half of them drew something.
     assert_same_pixels: the comparison alone, for pictures made another way.
 
-Fake DRM cards for the DRM backend's tests live in ``tests/fake_drm.py``; the
+Fake DRM cards for the DRM backend's tests live in ``tests/support/fake_drm.py``; the
 real-kernel tests under qemu in ``tests/kernel/`` (see ``tests/kernel/README.md``).
 """
 
@@ -38,8 +38,8 @@ import pytest
 import fbgfx
 from fbgfx.device import Framebuffer
 
-# Before any test imports pillow_compare, so its asserts explain themselves as a test's do.
-pytest.register_assert_rewrite("pillow_compare")
+# Before any test imports support.pillow_compare, so its asserts explain themselves as a test's do.
+pytest.register_assert_rewrite("support")
 
 
 def _plugin_installed() -> bool:

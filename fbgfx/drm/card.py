@@ -2,7 +2,7 @@
 ioctl wrapper of an open ``/dev/dri/cardN`` (one method per ioctl).
 
 :class:`CardLike` names what the rest of fbgfx (discovery, the ``drm:`` backend) calls
-on a card, so that a fake card (tests/fake_drm.py) can stand in for a real one. The
+on a card, so that a fake card (tests/support/fake_drm.py) can stand in for a real one. The
 structs and ioctl numbers come from ``native/drm_uapi.h`` through :mod:`fbgfx._ffi`;
 no cdata leaves this module.
 """

@@ -3,7 +3,7 @@ and onto ``drm:`` (``screen.play`` with sound), checked on qemu's screendumps, w
 the sound recorded by qemu (``-audiodev wav``, an Intel HDA card, snd-hda-intel in the
 guest; see _boots.CONFIGS) and the recording checked for the file's 440 Hz tone.
 
-The video is made here on the host (tests/video_media.py) into the shared directory;
+The video is made here on the host (tests/support/video_media.py) into the shared directory;
 the guest is video_guest.py. Set FBGFX_VM_RESULTS=DIR to keep the logs and screendumps
 in DIR/std/video_vm and the recording in DIR/std.
 """
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.kernel
 
 av = pytest.importorskip("av", reason="PyAV (the video extra) is not installed: pip install -e '.[test]'")
 
-from video_media import TONE_HZ, make_video, quadrant_colors  # noqa: E402
+from support.video_media import TONE_HZ, make_video, quadrant_colors  # noqa: E402
 
 SECONDS = 3
 

@@ -1,0 +1,16 @@
+"""Helpers shared by the tests of several rooms, and where the tests' files are.
+
+Test modules import them as ``from support.fake_drm import FakeCard`` (``tests/`` is on
+``sys.path``: pytest puts the folder of the root ``conftest.py`` there).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: The tests' folder and the repository's root (str: subprocess arguments and PYTHONPATH).
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(TESTS)
+#: evemu recordings of real touch devices, replayed by the touch and CLI tests.
+RECORDINGS = Path(__file__).parent / "recordings"
