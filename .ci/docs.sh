@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI: build the documentation as the README says (warnings are errors), run every example
 # in it (Sphinx's doctest builder, on virtual displays), and open the built site in headless
-# Chromium (tests/test_docs_browser.py: no console errors, every picture loads).
+# Chromium (tests/project/test_docs_browser.py: no console errors, every picture loads).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,4 +13,4 @@ t1=$SECONDS
 python -m sphinx -W --keep-going -q -b doctest docs docs/_build/doctest
 echo "docs: examples run (doctest builder) in $((SECONDS - t1)) s"
 # The site just built must open cleanly: here a missing browser or site fails, not skips.
-FBGFX_DOCS_REQUIRE_BROWSER=1 python -m pytest -q -p no:cacheprovider tests/test_docs_browser.py
+FBGFX_DOCS_REQUIRE_BROWSER=1 python -m pytest -q -p no:cacheprovider tests/project/test_docs_browser.py

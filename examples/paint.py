@@ -9,7 +9,8 @@ finger whatever ``--rotate`` turns the picture to. Set ``$FBGFX_TOUCH_CALIBRATIO
 
     python examples/paint.py                       # first touchscreen, /dev/fb0
     python examples/paint.py --rotate 90 --touch /dev/input/event2
-    python examples/paint.py --device virtual:800x480 --touch tests/support/recordings/ft5406-multitouch.evemu --out paint.png
+    python examples/paint.py --device virtual:800x480 --out paint.png \\
+        --touch tests/support/recordings/ft5406-multitouch.evemu
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The command-line reference as reST, written from ``fbgfx.cli.build_parser()``.
 
 ``.. fbgfx-cli::`` (``fbgfx_docs``) puts :func:`cli_rst` into the Command line page;
-``tests/test_docs.py`` checks it lists every subcommand and option. This module needs
+``tests/project/test_docs.py`` checks it lists every subcommand and option. This module needs
 no Sphinx: the tests import it without the ``docs`` extra.
 """
 

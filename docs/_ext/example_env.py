@@ -1,6 +1,6 @@
 """Where the docs' examples run: a scratch folder with the pictures they open, on a
 virtual display. The doctest builder (``doctest_global_setup`` in ``conf.py``) and
-``tests/test_docs.py`` use the same two functions; this module needs no Sphinx.
+``tests/project/test_docs.py`` use the same two functions; this module needs no Sphinx.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ EXAMPLE_DISPLAY = "virtual:800x480:XRGB8888"
 
 #: A recording of two fingers on the Raspberry Pi 7-inch display (800x480, FT5406), which
 #: the examples' ``fbgfx.touch.open()`` replays (``$FBGFX_TOUCH``).
-RECORDING = pathlib.Path(__file__).resolve().parents[2] / "tests" / "recordings" / "ft5406-multitouch.evemu"
+RECORDING = pathlib.Path(__file__).resolve().parents[2] / "tests" / "support" / "recordings" / "ft5406-multitouch.evemu"
 #: What the examples find in their environment; every other fbgfx variable is cleared.
 _ENV = ("FRAMEBUFFER", "FBGFX_TOUCH", "FBGFX_TOUCH_CALIBRATION", "FBGFX_ROTATE", "FBGFX_FRAMES")
 

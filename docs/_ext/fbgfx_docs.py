@@ -6,7 +6,7 @@
 - ``.. fbgfx-cli::`` writes the command-line reference from ``fbgfx.cli.build_parser()``:
   every subcommand with its options, so the page cannot drift from the parser.
 - :func:`example_setup` / :func:`example_cleanup` put the docs' examples (the doctest
-  builder's, and ``tests/test_docs.py``'s) on a virtual display in a scratch folder that
+  builder's, and ``tests/project/test_docs.py``'s) on a virtual display in a scratch folder that
   holds the pictures they open.
 """
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from PIL import Image
-from support import ROOT
+from support import RECORDINGS, ROOT
 
 DEVICE = "virtual:800x480:RGB565"
 
@@ -19,7 +19,7 @@ EXAMPLES = {
     "bounce.py": ["--seconds", "1"],
     "dashboard.py": ["--seconds", "1"],
     "monitors.py": ["--seconds", "1"],
-    "paint.py": ["--touch", os.path.join(ROOT, "tests", "recordings", "ft5406-multitouch.evemu")],
+    "paint.py": ["--touch", str(RECORDINGS / "ft5406-multitouch.evemu")],
 }
 
 
@@ -85,7 +85,7 @@ def test_paint_draws_under_the_touches(tmp_path):
     """paint.py replaying two fingers: a dot under each touch in its finger's colour,
     black where nothing touched, and the CLEAR button top right."""
     out = tmp_path / "out.png"
-    rec = os.path.join(ROOT, "tests", "recordings", "ft5406-multitouch.evemu")
+    rec = str(RECORDINGS / "ft5406-multitouch.evemu")
     res = run_example("paint.py", ["--touch", rec], "virtual:800x480:XRGB8888", out)
     assert res.returncode == 0, res.stderr
     assert "raspberrypi-ts" in res.stdout and "3 touches" in res.stdout
@@ -102,7 +102,7 @@ def test_paint_rotated_draws_under_the_touches(tmp_path):
     """paint.py --rotate 90: the picture is turned on the panel and every dot still
     lands on the panel where the finger was; CLEAR is in the panel's bottom right."""
     out = tmp_path / "out.png"
-    rec = os.path.join(ROOT, "tests", "recordings", "ft5406-multitouch.evemu")
+    rec = str(RECORDINGS / "ft5406-multitouch.evemu")
     res = run_example("paint.py", ["--touch", rec, "--rotate", "90"], "virtual:800x480:XRGB8888", out)
     assert res.returncode == 0, res.stderr
     assert "480x800 screen (rotate 90)" in res.stdout

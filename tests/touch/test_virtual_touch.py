@@ -13,7 +13,7 @@ import threading
 import time
 
 import pytest
-from support import ROOT
+from support import RECORDINGS, ROOT
 
 import fbgfx
 import fbgfx.touch
@@ -256,6 +256,6 @@ def test_something_else_at_the_folder_is_refused_and_kept(display, tmp_path):
 
 def test_touch_environment_still_wins(display, monkeypatch):
     """$FBGFX_TOUCH names the device even on a virtual display (a recording here)."""
-    monkeypatch.setenv("FBGFX_TOUCH", os.path.join(ROOT, "tests", "recordings", "ft5406-multitouch.evemu"))
+    monkeypatch.setenv("FBGFX_TOUCH", str(RECORDINGS / "ft5406-multitouch.evemu"))
     with fbgfx.touch.open() as ts:
         assert ts.device.name != virtual_touch.NAME

@@ -6,10 +6,11 @@ import pathlib
 import re
 
 import pytest
+import support
 
 from fbgfx import _foreign
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(support.ROOT)
 ABI = sorted((ROOT / "native" / "abi").glob("*.cdef"))
 
 

@@ -14,8 +14,9 @@ import shutil
 import tempfile
 
 import pytest
+import support
 
-SITE = pathlib.Path(__file__).resolve().parent.parent / "docs" / "_build" / "html"
+SITE = pathlib.Path(support.ROOT) / "docs" / "_build" / "html"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 #: Pages opened: the front page and a guide with pictures.

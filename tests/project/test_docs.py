@@ -19,11 +19,12 @@ import sys
 import textwrap
 
 import pytest
+import support
 
 import fbgfx
 from fbgfx.cli import build_parser
 
-DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
+DOCS = pathlib.Path(support.ROOT) / "docs"
 sys.path.insert(0, str(DOCS / "_ext"))
 
 from cli_reference import cli_rst  # noqa: E402  (docs/_ext, put on the path above)
