@@ -46,8 +46,6 @@ from . import _evdev, _evemu, virtual
 from ._evdev import AbsInfo, InputDevice
 from ._touchscreen import (
     IDENTITY,
-    MAX_SLOTS,
-    Calibration,
     TouchEvent,
     TouchMapping,
     Touchscreen,
@@ -56,11 +54,13 @@ from ._touchscreen import (
     parse_calibration,
 )
 
+# Importable from fbgfx.touch as before it was a package, though not in __all__:
+from ._touchscreen import MAX_SLOTS as MAX_SLOTS  # isort: skip
+from ._touchscreen import Calibration as Calibration  # isort: skip
+
 __all__ = [
     "IDENTITY",
-    "MAX_SLOTS",
     "AbsInfo",
-    "Calibration",
     "InputDevice",
     "TouchEvent",
     "TouchMapping",
