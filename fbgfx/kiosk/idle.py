@@ -24,10 +24,11 @@ import threading
 import time
 from typing import Any
 
-from .. import _evdev, _restore
+from .. import _restore
 from .._ffi import lib
 from ..device import Framebuffer
 from ..errors import FramebufferError, TouchError
+from ..touch import _evdev
 from .backlight import BL_POWER_OFF, BL_POWER_ON, Backlight, find_backlight
 
 __all__ = ["DARK", "DIM", "LIT", "Idle"]

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 import fbgfx
-from fbgfx import _evdev
 from fbgfx.cli import main
 from fbgfx.errors import FramebufferError
 from fbgfx.kiosk.backlight import find_backlight
 from fbgfx.kiosk.idle import DARK, DIM, LIT, Idle
+from fbgfx.touch import _evdev
 
 EV_KEY, EV_SYN, BTN_TOUCH = _evdev.EV_KEY, _evdev.EV_SYN, _evdev.BTN_TOUCH
 

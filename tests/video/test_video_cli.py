@@ -12,15 +12,16 @@ import time
 from pathlib import Path
 
 import pytest
+import support
 
 av = pytest.importorskip("av", reason="PyAV (the video extra) is not installed: pip install -e '.[test]'")
 
-from video_media import make_video  # noqa: E402
+from support.video_media import make_video  # noqa: E402
 
 import fbgfx.video as video  # noqa: E402
 from fbgfx.cli import main  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(support.ROOT)
 
 
 @pytest.fixture(scope="module")
