@@ -109,7 +109,7 @@ def test_ioctl_numbers_are_the_kernels() -> None:
 def test_play_verbose_says_which_decoder_and_why(machine: Any, tmp_path, capsys) -> None:
     """fbgfx play --verbose names the decoder of each file and why it was chosen."""
     pytest.importorskip("av")
-    from video_media import make_video
+    from support.video_media import make_video
 
     from fbgfx.cli import main
 
