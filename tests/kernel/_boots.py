@@ -322,6 +322,7 @@ def guest_results(run: GuestRun) -> dict[str, Any]:
     results["_outdir"] = str(run.dir)
     results["_boot_dir"] = str(run.boot.outdir)
     results["_seconds"] = run.seconds
+    results["_returncode"] = run.returncode  # 124: stopped at its time limit
     results["_host_errors"] = run.boot.errors
     return results
 

@@ -283,8 +283,9 @@ def guest_step(results: dict[str, Any], name: str) -> dict[str, Any]:
     if "fatal" in results:
         pytest.fail(f"the guest stopped: {results['fatal']['error']}\n{results['fatal'].get('traceback', '')}")
     result = results.get(name)
-    if result is None:
-        pytest.fail(f"the guest did not reach {name} (logs in {results['_outdir']}); it has {sorted(results)}")
+    if not isinstance(result, dict):
+        why = " before it was stopped at its time limit (FBGFX_VM_TIMEOUT)" if results.get("_returncode") == 124 else ""
+        pytest.fail(f"the guest did not reach {name}{why} (logs in {results['_outdir']}); it has {sorted(results)}")
     if "error" in result:
         pytest.fail(f"{name} in the guest: {result['error']}\n{result.get('traceback', '')}")
     return result

@@ -232,8 +232,10 @@ def test_conversion_reuses_its_memory(media, open_virtual):
 # -- time, loops, playlists ------------------------------------------------------------------------
 
 
+@pytest.mark.timing("real-time pacing is the behaviour: only the clock can say a 4 s file took 4 s")
 def test_a_four_second_file_takes_four_seconds(tmp_path, open_virtual):
-    """Played in real time, a 4 s file takes 4 s (+-10%), every frame shown or dropped."""
+    """Played in real time, a 4 s file takes 4 s (at least 3.6 s, at most 6 s on a busy
+    machine), every frame shown or dropped."""
     path = make_video(tmp_path / "four.mp4", seconds=4, fps=10, size=(32, 24))
     fb = open_virtual("32x24:RGB565")
     with fb.screen() as screen:
@@ -241,7 +243,10 @@ def test_a_four_second_file_takes_four_seconds(tmp_path, open_virtual):
         played = screen.play(str(path), audio=False)
         elapsed = time.monotonic() - start
     assert played.shown + played.dropped == 40 and played.shown > 0
-    assert 3.6 <= elapsed <= 4.4, elapsed
+    # Load can only make it late, and late frames are dropped: 3.6 s is the pacing's floor;
+    # the ceiling leaves a busy machine 2 s to open the file and catches a player that adds
+    # its own work to every frame's wait (40 frames).
+    assert 3.6 <= elapsed <= 6.0, elapsed
 
 
 def test_loop_seams_are_seamless(media, open_virtual):
@@ -572,6 +577,9 @@ class RealTimeSoundCard:
         return 0
 
 
+@pytest.mark.timing(
+    "A/V sync is measured against a sound card paced by the monotonic clock (no event says a sample was heard)"
+)
 @pytest.mark.parametrize("speed", [1.0, 0.98, 1.02])
 def test_pictures_follow_the_sound_within_40_ms(tmp_path, open_virtual, monkeypatch, speed):
     """Frames shown after the first few are within 40 ms of the sound heard (none early,
