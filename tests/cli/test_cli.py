@@ -681,7 +681,12 @@ def test_ctrl_c_restores_mode_in_process(monkeypatch, capsys):
         wait(deadline)
 
     monkeypatch.setattr(preview, "wait_until", ctrl_c_once_waiting)
-    code, _, err = run(capsys, "mode", "640x480-32", "-d", V565)
+    # As in a terminal: pytest-xdist's workers ignore SIGINT, and the preview would wait on.
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        code, _, err = run(capsys, "mode", "640x480-32", "-d", V565)
+    finally:
+        signal.signal(signal.SIGINT, handler)
     assert code == 130, err
     fb = opened[0]
     assert fb.closed
