@@ -63,7 +63,7 @@ class PrimitivesDirective(Directive):
 #: Protocols whose methods' docstrings the classes implementing them share: a
 #: ``VirtualDevice.get_var`` says what ``Backend.get_var`` says (tests/project/test_docs.py
 #: applies the same rule when it checks that every public member has a docstring).
-PROTOCOLS = ("fbgfx.backend.Backend", "fbgfx.drm.CardLike", "fbgfx.serve.DisplaySource")
+PROTOCOLS = ("fbgfx.backend.Backend", "fbgfx.drm.CardLike", "fbgfx.serve.DisplaySource", "fbgfx.video.FrameSource")
 
 
 def protocol_doc(name: str) -> str:

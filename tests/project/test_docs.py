@@ -90,7 +90,7 @@ def _described(body: str) -> bool:
 
 #: Protocols whose methods' docstrings the classes implementing them share (as in the
 #: built reference: docs/_ext/fbgfx_docs.py, PROTOCOLS).
-PROTOCOLS = ("fbgfx.backend.Backend", "fbgfx.drm.CardLike", "fbgfx.serve.DisplaySource")
+PROTOCOLS = ("fbgfx.backend.Backend", "fbgfx.drm.CardLike", "fbgfx.serve.DisplaySource", "fbgfx.video.FrameSource")
 
 
 def _members(cls: type) -> dict[str, object]:
