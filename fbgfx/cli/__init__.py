@@ -7,8 +7,12 @@ Run ``python -m fbgfx --help`` or ``fbgfx COMMAND --help``. Every command takes
 stderr and exit status 2; Ctrl-C restores the screen and exits with 130.
 
 Each command is a module of this package defining ``COMMAND`` (a
-:class:`~fbgfx.cli._common.Command`); :data:`COMMANDS` lists them in the order
-``--help`` shows. Shared helpers live in :mod:`fbgfx.cli._common`.
+:class:`~fbgfx.cli._command.Command`); :data:`COMMANDS` lists them in the order
+``--help`` shows. What they share is in one private module per job: ``_command``
+(the record, the run context, errors), ``_args`` (argument types), ``_device``
+(opening the device and screen), ``_pictures`` (images in and out), ``_clock``
+(waiting with a deadline), ``_playback`` (read-ahead and the play status line) and
+``_stop`` (SIGTERM as the end of a long-running command).
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from typing import Any, NoReturn
 
 from .. import __version__
 from . import demo, grab, idle, info, mirror, mode, play, serve, show, touch
-from ._common import CliError, Command, Context, describe_error, image_format
+from ._command import CliError, Command, Context, describe_error
+from ._pictures import image_format
 
 __all__ = ["COMMANDS", "EXIT_INTERRUPTED", "EXIT_USAGE", "CliError", "build_parser", "main"]
 

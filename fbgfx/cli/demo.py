@@ -18,7 +18,9 @@ from ..device import Framebuffer
 from ..errors import FramebufferError
 from ..screen import Screen
 from ..surface import Surface
-from ._common import Command, Context, add_rotate, in_process_only, open_device, saved_screen, seconds
+from ._args import add_rotate, seconds
+from ._command import Command, Context
+from ._device import in_process_only, open_device, saved_screen
 
 __all__ = ["COMMAND", "run_demo"]
 

@@ -9,7 +9,10 @@ from PIL import Image
 from ..drm import read_scanout
 from ..pixelformat import PixelFormat
 from ..screen import resolve_rotate
-from ._common import Command, Context, add_rotate, drm_target, image_format, open_device, parse_region, save_image
+from ._args import add_rotate, parse_region
+from ._command import Command, Context
+from ._device import drm_target, open_device
+from ._pictures import image_format, save_image
 
 __all__ = ["COMMAND"]
 

@@ -12,7 +12,8 @@ import fbgfx
 from .._open import resolve
 from ..device import Framebuffer
 from ..kiosk.idle import Idle
-from ._common import CliError, Command, Context, seconds
+from ._args import seconds
+from ._command import CliError, Command, Context
 from ._stop import stop_on_sigterm
 
 __all__ = ["COMMAND"]

@@ -13,7 +13,8 @@ from ..device import Framebuffer
 from ..drm import CardInfo, describe, find_cards, parse_spec, probe
 from ..modes import Timings
 from ..screeninfo import VISUAL_NAMES
-from ._common import Command, Context, drm_target, open_device
+from ._command import Command, Context
+from ._device import drm_target, open_device
 
 __all__ = ["COMMAND", "drm_info_dict", "info_dict", "info_text"]
 

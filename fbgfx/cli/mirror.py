@@ -9,7 +9,8 @@ import threading
 import fbgfx
 
 from ..kiosk.mirror import MIRROR_FITS, Mirror, MirrorStats
-from ._common import CliError, Command, Context, add_rotate, seconds
+from ._args import add_rotate, seconds
+from ._command import CliError, Command, Context
 from ._stop import stop_on_sigterm
 
 __all__ = ["COMMAND"]

@@ -13,18 +13,10 @@ from ..device import Framebuffer
 from ..modes import Timings, parse_mode
 from ..screen import resolve_rotate
 from ..screeninfo import describe_mode
-from ._common import (
-    CliError,
-    Command,
-    Context,
-    add_rotate,
-    now,
-    open_device,
-    open_screen,
-    save_screen,
-    seconds,
-    wait_until,
-)
+from ._args import add_rotate, seconds
+from ._clock import now, wait_until
+from ._command import CliError, Command, Context
+from ._device import open_device, open_screen, save_screen
 
 __all__ = ["COMMAND", "mode_card"]
 

@@ -13,22 +13,12 @@ from typing import Any
 from PIL import Image
 
 from ..screen import Screen
-from ._common import (
-    CliError,
-    Command,
-    Context,
-    Status,
-    add_fit,
-    add_rotate,
-    image_format,
-    now,
-    open_device,
-    parse_size,
-    read_fifo,
-    reading,
-    saved_screen,
-    seconds,
-)
+from ._args import add_fit, add_rotate, parse_size, seconds
+from ._clock import now
+from ._command import CliError, Command, Context
+from ._device import open_device, saved_screen
+from ._pictures import image_format, read_fifo, reading
+from ._playback import Status
 
 __all__ = ["COMMAND", "play_on"]
 

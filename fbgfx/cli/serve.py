@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from .._open import resolve
 from ..touch.uinput import UinputTouch, finger_for
-from ._common import CliError, Command, Context, drm_target, in_process_only, open_device
+from ._command import CliError, Command, Context
+from ._device import drm_target, in_process_only, open_device
 
 if TYPE_CHECKING:
     from ..serve import Server

@@ -9,25 +9,12 @@ from collections.abc import Iterator
 from PIL import Image
 
 from ..screen import Screen
-from ._common import (
-    TIMED_OUT,
-    Command,
-    Context,
-    Prefetch,
-    add_fit,
-    add_rotate,
-    check_image,
-    earlier,
-    load_image,
-    now,
-    open_device,
-    parse_background,
-    read_fifo,
-    saved_screen,
-    screen_size,
-    seconds,
-    wait_until,
-)
+from ._args import add_fit, add_rotate, parse_background, seconds
+from ._clock import earlier, now, wait_until
+from ._command import Command, Context
+from ._device import open_device, saved_screen, screen_size
+from ._pictures import check_image, load_image, read_fifo
+from ._playback import TIMED_OUT, Prefetch
 
 __all__ = ["COMMAND"]
 

@@ -24,7 +24,10 @@ from .._open import resolve
 from ..drm import is_drm_spec
 from ..errors import FramebufferError, TouchError
 from ..touch import _evdev
-from ._common import Command, Context, open_device, read_fifo, seconds
+from ._args import seconds
+from ._command import Command, Context
+from ._device import open_device
+from ._pictures import read_fifo
 
 __all__ = ["COMMAND"]
 

@@ -14,7 +14,7 @@ from PIL import Image
 from support import RECORDINGS
 
 import fbgfx
-from fbgfx.cli import _common, main
+from fbgfx.cli import _clock, main
 
 ENV = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(fbgfx.__file__)))}
 TABLET = RECORDINGS / "qemu-tablet.evemu"
@@ -69,7 +69,7 @@ class Clock:
 
 def test_show_reads_a_picture_from_a_fifo(tmp_path, monkeypatch):
     """A picture written into a FIFO is shown (it is read once, checked and decoded from memory)."""
-    monkeypatch.setattr(_common, "time", Clock())
+    monkeypatch.setattr(_clock, "time", Clock())
     fifo = tmp_path / "pic.png"
     os.mkfifo(fifo)
     png = tmp_path / "red.png"
@@ -89,7 +89,7 @@ def test_show_reads_a_picture_from_a_fifo(tmp_path, monkeypatch):
 
 def test_play_reads_an_animation_from_a_fifo(tmp_path, monkeypatch):
     """An animated GIF written into a FIFO plays (read once, not probed and then missed)."""
-    monkeypatch.setattr(_common, "time", Clock())
+    monkeypatch.setattr(_clock, "time", Clock())
     fifo = tmp_path / "anim.gif"
     os.mkfifo(fifo)
     gif = tmp_path / "a.gif"

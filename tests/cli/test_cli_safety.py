@@ -19,7 +19,7 @@ from PIL import Image
 from test_cli import ROOT, V32, V565, animation, near, one_error_line, rgb_at, run, solid
 
 import fbgfx
-from fbgfx.cli import _common, info, mode, show
+from fbgfx.cli import _clock, _pictures, info, mode, show
 
 # -- one error line, never a traceback --------------------------------------------------------
 
@@ -123,7 +123,7 @@ class FakeClock:
 def clock(monkeypatch: Any) -> FakeClock:
     """The command line's clock replaced by a FakeClock (threads keep real time)."""
     fake = FakeClock()
-    monkeypatch.setattr(_common, "time", fake)
+    monkeypatch.setattr(_clock, "time", fake)
     return fake
 
 
@@ -170,7 +170,7 @@ def test_show_duration_does_not_wait_for_a_slow_decode(tmp_path: Path, capsys: A
     a = solid(tmp_path / "a.png", (8, 8), "red")
     b = solid(tmp_path / "b.png", (8, 8), "blue")
     release, finished = threading.Event(), threading.Event()
-    real_load = _common.load_image
+    real_load = _pictures.load_image
 
     def slow_load(path: str, *args: Any, **kwargs: Any) -> Any:
         if path == b:

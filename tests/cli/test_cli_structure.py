@@ -12,7 +12,7 @@ from test_cli import ROOT, V565, run
 
 import fbgfx.cli
 from fbgfx.cli import COMMANDS, build_parser, main
-from fbgfx.cli._common import Command, Context
+from fbgfx.cli._command import Command, Context
 from fbgfx.convert import has_alpha
 from fbgfx.modes import Timings, read_fb_modes
 from fbgfx.screeninfo import VarScreenInfo, describe_mode

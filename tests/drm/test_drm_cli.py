@@ -96,7 +96,7 @@ def test_info_on_drm_without_a_card_lists_every_card(capsys, monkeypatch, card):
     """info -d drm: describes every card (--json: a list), connected or not."""
     other = FakeCard(connected=False)
     other.path = "/dev/dri/card1"
-    monkeypatch.setattr("fbgfx.cli._common.find_display", lambda: "/dev/dri/card0")
+    monkeypatch.setattr("fbgfx.cli._device.find_display", lambda: "/dev/dri/card0")
     monkeypatch.setattr("fbgfx.cli.info.find_cards", lambda: ["/dev/dri/card0", "/dev/dri/card1"])
     monkeypatch.setattr("fbgfx.cli.info.probe", lambda path: fake_probe(card if path.endswith("0") else other))
     code, out, err = run(capsys, "info", "-d", "drm:")
