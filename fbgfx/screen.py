@@ -280,6 +280,10 @@ class Screen(ClosesOnExit):
         Args:
             box: (left, top, right, bottom), right and bottom exclusive as for
                 ``PIL.Image.crop``; clipped to the screen. None: the whole screen.
+
+        Raises:
+            TypeError: ``box`` is not four integers.
+            FramebufferError: The screen or its framebuffer is closed.
         """
         back = self._open()
         if box is None:

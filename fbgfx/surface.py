@@ -115,6 +115,12 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
     surface share its drawing state and may mix up colours or ``on_draw`` boxes,
     though they never write outside it.
 
+    Errors: every drawing method raises ValueError for a colour it cannot read
+    (``"nocolour"``, a tuple of 2 channels) or coordinates that are not finite numbers,
+    TypeError for a coordinate list of the wrong length, and
+    :class:`~fbgfx.FramebufferError` once the display a Screen's surface belongs to is
+    closed. Shapes are clipped to the surface: drawing outside it is no error.
+
     Example:
         >>> s = fbgfx.Surface(64, 48, "RGB565")
         >>> s.rectangle((8, 8, 55, 39), fill="red", outline="white")
@@ -296,7 +302,10 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         """A surface over part of this one (x0, y0, x1, y1 exclusive, or ((x0, y0), (x1, y1))).
 
         It shares the pixels; drawing on it reports to this surface's ``on_draw`` with
-        the offset added. The rectangle must lie inside the surface.
+        the offset added.
+
+        Raises:
+            ValueError: The rectangle does not lie inside the surface.
         """
         x0, y0, x1, y1 = (int(v) for v in box_of(rect, "rect"))
         if not (0 <= x0 <= x1 <= self.width and 0 <= y0 <= y1 <= self.height):
@@ -632,7 +641,11 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
     ) -> None:
         """Draw a rectangle with rounded corners (``ImageDraw.rounded_rectangle``); with
         ``antialias=True`` smoothly, covering [x0, x1 + 1] x [y0, y1 + 1] with corners of
-        radius ``radius``."""
+        radius ``radius``.
+
+        Raises:
+            ValueError: A coordinate or the radius is not a finite number.
+        """
         if antialias:
             return self._smooth_shape(fill, outline, width, lambda w: smooth.rounded_rectangle(xy, radius, w, corners))
         (x0, y0, x1, y1) = [float(v) for v in box_of(xy)]
@@ -873,7 +886,11 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
     ) -> None:
         """Draw a polygon, concave or self-intersecting, filled even-odd (``ImageDraw.polygon``);
         with ``antialias=True`` smoothly, its points on the pixel centres and its outline
-        the band of ``width`` inside its edges."""
+        the band of ``width`` inside its edges.
+
+        Raises:
+            TypeError: Fewer than two points.
+        """
         f = flat(xy)
         n = len(f) // 2
         if n < 2:
@@ -934,7 +951,13 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         self.polygon(xy, fill, outline, width, antialias=antialias)
 
     def bitmap(self, xy: Coords, bitmap: Any, fill: Fill = None) -> None:
-        """Paint ``fill`` through a mask image (mode "1" or "L") at ``xy`` (``ImageDraw.bitmap``)."""
+        """Paint ``fill`` through a mask image (mode "1" or "L") at ``xy`` (``ImageDraw.bitmap``).
+
+        Raises:
+            TypeError: ``bitmap`` is neither a PIL image nor an (h, w) uint8/bool array,
+                or ``xy`` is not one point.
+            ValueError: ``xy`` is not finite.
+        """
         if isinstance(bitmap, Image.Image):
             mask = np.asarray(bitmap.convert("L") if bitmap.mode != "L" else bitmap)
         else:

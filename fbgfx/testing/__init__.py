@@ -227,21 +227,36 @@ class DisplayUnderTest:
         self._reader(timeout).tap(x, y)
 
     def press(self, x: float, y: float, *, timeout: float | None = None) -> None:
-        """Put a finger down on panel pixel ``(x, y)`` (see :meth:`tap`)."""
+        """Put a finger down on panel pixel ``(x, y)`` (see :meth:`tap`).
+
+        Raises:
+            RuntimeError: The finger is down already (:meth:`release` it first).
+            ValueError: ``(x, y)`` is outside the panel.
+            TouchError: No app opened the touchscreen in time (``ETIMEDOUT``).
+        """
         __tracebackhide__ = True
         if self._finger is not None and self._finger.down:
             raise RuntimeError("press(): the finger is down already; release() it first")
         self._reader(timeout).press(x, y)
 
     def move(self, x: float, y: float) -> None:
-        """Slide the finger that is down to panel pixel ``(x, y)``."""
+        """Slide the finger that is down to panel pixel ``(x, y)``.
+
+        Raises:
+            RuntimeError: No finger is down (:meth:`press` first).
+            ValueError: ``(x, y)`` is outside the panel.
+        """
         __tracebackhide__ = True
         if self._finger is None or not self._finger.down:
             raise RuntimeError("move(): no finger is down; press() first")
         self._reader(0).move(x, y)
 
     def release(self) -> None:
-        """Lift the finger that is down."""
+        """Lift the finger that is down.
+
+        Raises:
+            RuntimeError: No finger is down (:meth:`press` first).
+        """
         __tracebackhide__ = True
         if self._finger is None or not self._finger.down:
             raise RuntimeError("release(): no finger is down; press() first")
@@ -346,7 +361,12 @@ class DisplayUnderTest:
 
     def add_display(self, **options: Any) -> DisplayUnderTest:
         """Another virtual display for this test (same options as the marker's); its
-        :attr:`spec` or :attr:`env` tells an app to open it. Closed with this one."""
+        :attr:`spec` or :attr:`env` tells an app to open it. Closed with this one.
+
+        Raises:
+            pytest.UsageError: ``device=`` was given: it makes virtual displays only (a
+                real display is the marker's ``device=``).
+        """
         if "device" in options:
             raise pytest.UsageError("add_display() makes virtual displays; a real one is the marker's device=")
         other = _make(self._test, {**DEFAULTS, **options}, f"display{len(self._others) + 1}")
