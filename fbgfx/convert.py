@@ -67,7 +67,7 @@ def as_rgb(source: Any) -> np.ndarray:
     """
     if isinstance(source, np.ndarray):
         return _array_as_rgb(source)
-    from PIL import Image  # Pillow is a dependency; imported here as it was before
+    from PIL import Image  # noqa: PLC0415 (Pillow is a dependency; imported here as it was before)
 
     if not isinstance(source, Image.Image):
         raise TypeError(f"expected a PIL image or a NumPy uint8 array, got {type(source).__name__}")
@@ -128,7 +128,7 @@ class _PillowPixels:
 
 def _arrow_structs() -> tuple[Any, Any, Any]:
     """ctypes views of ``struct ArrowSchema`` / ``struct ArrowArray`` (a stable C ABI)."""
-    import ctypes
+    import ctypes  # noqa: PLC0415 (ctypes only for Pillow's Arrow export)
 
     class Schema(ctypes.Structure):
         pass
@@ -328,7 +328,7 @@ def to_native(src: np.ndarray, fmt: PixelFormat, out: np.ndarray, *, palette: An
     rgba = src.shape[2] == 4
     # `spec` owns every buffer its C struct points into, and `src` and `out` own the
     # pixels: all stay referenced here until C returns, whatever other threads evict.
-    spec = _spec(fmt, pal, h * w)
+    spec = native_spec(fmt, pal, h * w)
     if spec is not None and _addressable(out, fmt):
         step = src.strides[1]
         if not (src.strides[2] == 1 and (step == src.shape[2] or (step == 4 and _in_pillow(src)))):
@@ -371,7 +371,7 @@ def from_native(native: np.ndarray, fmt: PixelFormat, *, palette: Any = None, al
     if native.shape != fmt.array_shape(h, w):
         raise ValueError(f"native must have shape {fmt.array_shape(h, w)} for {fmt.name}, got {native.shape}")
     pal = _palette_of(fmt, palette)
-    spec = _spec(fmt, pal, h * w)
+    spec = native_spec(fmt, pal, h * w)
     if spec is not None and _addressable(native, fmt):
         rgb = np.empty((h, w, 4 if alpha else 3), np.uint8)
         if h and w:
@@ -411,7 +411,7 @@ def blend_mask(
     if h == 0 or w == 0 or a == 0:
         return
     exact = _packed_color(fmt, (r, g, b), None if pal is None else pal.tobytes())
-    spec = _spec(fmt, pal, h * w)
+    spec = native_spec(fmt, pal, h * w)
     if spec is not None and _addressable(out, fmt):
         if mask.strides[1] != 1:
             mask = np.ascontiguousarray(mask)
@@ -479,7 +479,7 @@ def _expand_coeffs(bits: int) -> tuple[int, int]:
     """(mul, add) with ``(v * mul + add) >> 16`` equal to PixelFormat.unpack's levels."""
     top = (1 << bits) - 1
     mul, add = round(255 * 65536 / top), 32768
-    want = _pf._expand_lut(bits)
+    want = _pf.expand_lut(bits)
     if any((v * mul + add) >> 16 != want[v] for v in range(top + 1)):  # pragma: no cover
         raise RuntimeError(f"no exact expansion for {bits}-bit levels")
     return mul, add
@@ -525,7 +525,7 @@ def _direct_spec(fmt: PixelFormat) -> _Spec | None:
 @functools.lru_cache(maxsize=8)
 def _indexed_spec(bpp: int, palette_bytes: bytes) -> _Spec:
     palette = np.frombuffer(palette_bytes, np.uint8)  # a view that keeps the bytes alive
-    lut = _pf._nearest_lut(palette_bytes)
+    lut = _pf.nearest_lut(palette_bytes)
     f = ffi.new("convert_format *")
     f.bpp, f.kind = bpp, _KIND_INDEXED
     f.lut = ffi.from_buffer("uint8_t[]", lut)
@@ -534,7 +534,7 @@ def _indexed_spec(bpp: int, palette_bytes: bytes) -> _Spec:
     return _Spec(f, lut, palette)
 
 
-def _spec(fmt: PixelFormat, palette: np.ndarray | None, pixels: int) -> _Spec | None:
+def native_spec(fmt: PixelFormat, palette: np.ndarray | None, pixels: int) -> _Spec | None:
     """The C format description for this call, or None to take the NumPy path.
 
     Keep the returned object referenced until the C call returns (see :class:`_Spec`).

@@ -209,7 +209,7 @@ class PixelFormat:
             levels = native.astype(np.uint8)
             if self.inverted:
                 levels = ((1 << self.bpp) - 1) - levels
-            lum = _expand_lut(self.bpp)[levels & ((1 << self.bpp) - 1)]
+            lum = expand_lut(self.bpp)[levels & ((1 << self.bpp) - 1)]
             rgb = np.repeat(lum[..., None], 3, axis=-1)
         else:
             if self.bpp == 24:
@@ -363,13 +363,13 @@ def _to_field(channel: np.ndarray, bf: Bitfield) -> np.ndarray:
 def _from_field(value: np.ndarray, bf: Bitfield) -> np.ndarray:
     v = (value >> bf.offset) & ((1 << bf.length) - 1)
     if bf.length <= 8:
-        expanded: np.ndarray = _expand_lut(bf.length)[v]
+        expanded: np.ndarray = expand_lut(bf.length)[v]
         return expanded
     return (v >> (bf.length - 8)).astype(np.uint8)
 
 
 @functools.cache
-def _expand_lut(bits: int) -> np.ndarray:
+def expand_lut(bits: int) -> np.ndarray:
     """Level -> 0..255 so that the top level is 255 (bit replication, as displays do)."""
     top = (1 << bits) - 1
     return np.array([(v * 255 + top // 2) // top for v in range(top + 1)], np.uint8)
@@ -386,14 +386,14 @@ def _nearest_index(rgb: np.ndarray, palette: np.ndarray) -> np.ndarray:
         d = rgb[..., None, :].astype(np.int32) - palette.astype(np.int32)
         nearest: np.ndarray = np.argmin((d * d).sum(-1), axis=-1).astype(np.uint8)
         return nearest
-    lut = _nearest_lut(palette.tobytes())
+    lut = nearest_lut(palette.tobytes())
     q = rgb.astype(np.uint32) >> 3
     index: np.ndarray = lut[(q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]]
     return index
 
 
 @functools.lru_cache(maxsize=8)
-def _nearest_lut(palette_bytes: bytes) -> np.ndarray:
+def nearest_lut(palette_bytes: bytes) -> np.ndarray:
     """A 32x32x32 cube of nearest palette indices, for converting whole images."""
     palette = np.frombuffer(palette_bytes, np.uint8).reshape(-1, 3).astype(np.int32)
     levels = (np.arange(32, dtype=np.int32) << 3) + 4
@@ -416,7 +416,7 @@ def default_palette(bpp: int = 8) -> np.ndarray:
     both land close. Below 8 bpp: an even gray ramp.
     """
     if bpp < 8:
-        return np.repeat(_expand_lut(bpp)[:, None], 3, axis=1)
+        return np.repeat(expand_lut(bpp)[:, None], 3, axis=1)
     r = np.repeat(np.arange(6), 42) * 51
     g = np.tile(np.repeat(np.arange(7), 6), 6) * 255 // 6
     b = np.tile(np.arange(6), 42) * 51

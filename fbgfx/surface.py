@@ -227,7 +227,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         # Text and masks blend in one C call with the surface's packed colour, without
         # convert.blend_mask's per-call checks and colour packing (direct and gray formats
         # of whole bytes; palettes keep convert.blend_mask's exact nearest-entry search).
-        self._mask_spec = convert._spec(fmt, None, 0) if fmt.bpp >= 8 and not fmt.indexed else None
+        self._mask_spec = convert.native_spec(fmt, None, 0) if fmt.bpp >= 8 and not fmt.indexed else None
         self._clip: Rect | None = None
         self._cbox: Rect = (0, 0, 0, 0)
         self.reset_clip()
@@ -311,7 +311,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         if not (0 <= x0 <= x1 <= self.width and 0 <= y0 <= y1 <= self.height):
             raise ValueError(f"subsurface {(x0, y0, x1, y1)} is not inside the {self.width}x{self.height} surface")
         sub = Surface.__new__(Surface)
-        sub._setup(self.array[y0:y1, x0:x1], self.format, self.palette, parent=self, offset=(x0, y0))
+        sub._setup(self.array[y0:y1, x0:x1], self.format, self.palette, parent=self, offset=(x0, y0))  # noqa: SLF001 (Surface's own member, on another Surface)
         return sub
 
     # -- plumbing ----------------------------------------------------------------------
@@ -338,9 +338,10 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
     def _before_write(self) -> None:
         s: Surface | None = self
         while s is not None:
-            if s._log is not None and s._log.before_write is not None:
-                s._log.before_write()
-            s = s._parent
+            log = s._log  # noqa: SLF001 (Surface's own member, on another Surface)
+            if log is not None and log.before_write is not None:
+                log.before_write()
+            s = s._parent  # noqa: SLF001 (Surface's own member, on another Surface)
 
     def _notify(self, x0: int, y0: int, x1: int, y1: int) -> None:
         if self._log is not None:
@@ -348,7 +349,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         if self._parent is not None:
             # the parent (a Screen's frame) hears first: a user's on_draw may raise
             ox, oy = self._offset
-            self._parent._notify(x0 + ox, y0 + oy, x1 + ox, y1 + oy)
+            self._parent._notify(x0 + ox, y0 + oy, x1 + ox, y1 + oy)  # noqa: SLF001 (Surface's own member, on another Surface)
         if self._on_draw is not None:
             self._on_draw(x0, y0, x1, y1)
 
@@ -945,9 +946,11 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
     ) -> None:
         """Draw a regular polygon inscribed in ``bounding_circle`` = (x, y, r) or ((x, y), r)
         (smoothly with ``antialias=True``)."""
-        from PIL import ImageDraw
+        from PIL import ImageDraw  # noqa: PLC0415 (ImageDraw only for regular polygons)
 
-        xy = ImageDraw._compute_regular_polygon_vertices(bounding_circle, n_sides, rotation)
+        # Pillow's own vertex maths (private API), so the polygon's points are exactly
+        # those of ImageDraw.regular_polygon, whose pixels fbgfx matches.
+        xy = ImageDraw._compute_regular_polygon_vertices(bounding_circle, n_sides, rotation)  # noqa: SLF001
         self.polygon(xy, fill, outline, width, antialias=antialias)
 
     def bitmap(self, xy: Coords, bitmap: Any, fill: Fill = None) -> None:

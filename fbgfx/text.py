@@ -159,7 +159,9 @@ _runs: OrderedDict[tuple[Any, ...], tuple[np.ndarray, int, int]] = OrderedDict()
 
 
 def _to_array(core: Any) -> np.ndarray:
-    im = Image.Image()._new(core)
+    # Image._new wraps Pillow's C image (from ImageFont's getmask) without a copy; Pillow
+    # has no public way to turn a core image into an Image.
+    im = Image.Image()._new(core)  # noqa: SLF001
     a = np.asarray(im)
     if a.dtype == bool:
         a = a.astype(np.uint8) * 255

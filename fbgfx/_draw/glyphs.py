@@ -56,7 +56,9 @@ def _c_round(v: float) -> int:
 
 
 def _mask_of(core: Any) -> np.ndarray:
-    return np.ascontiguousarray(np.asarray(Image.Image()._new(core)), np.uint8)
+    # Image._new wraps Pillow's C image (what ImageFont's getmask returns) without a
+    # copy; Pillow has no public way to turn a core image into an Image.
+    return np.ascontiguousarray(np.asarray(Image.Image()._new(core)), np.uint8)  # noqa: SLF001
 
 
 class _FontGlyphs:

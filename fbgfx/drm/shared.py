@@ -90,6 +90,13 @@ class SharedCard:
 
     # -- the registry ---------------------------------------------------------------------------
 
+    def renew_locks(self) -> None:
+        """New locks in a forked child, where the forking thread is the only one: another
+        thread may have held the old ones at the fork."""
+        self.lock = threading.RLock()
+        self._done = threading.Condition(self.lock)
+        self._reading = False
+
     @classmethod
     def for_path(cls, path: str, opener: Callable[[str], CardLike] = Card) -> SharedCard:
         """The shared card for ``path`` (opened now when no display of this process has it)."""
@@ -260,9 +267,7 @@ def _after_fork_in_child() -> None:
     global _registry_lock
     _registry_lock = threading.Lock()
     for shared in _registry:
-        shared.lock = threading.RLock()
-        shared._done = threading.Condition(shared.lock)
-        shared._reading = False
+        shared.renew_locks()
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
