@@ -67,7 +67,7 @@ def fbgfx_display(
     """A fresh file-backed virtual display named by ``$FRAMEBUFFER`` for this test, with
     a touchscreen: ``snapshot()``, ``tap()``/``press()``/``move()``/``release()``,
     ``wait_for_frame()``, ``assert_matches()`` (see :class:`fbgfx.testing.DisplayUnderTest`)."""
-    from fbgfx import testing  # the display, Pillow and NumPy: only for tests that use it
+    from fbgfx import testing  # noqa: PLC0415 (the display, Pillow and NumPy: only for tests that use it)
 
     request.config.stash[_SUMMARY] = testing.summary
     yield from testing.fixture(request, tmp_path_factory, monkeypatch)

@@ -62,11 +62,11 @@ def __getattr__(name: str) -> object:
     # fbgfx.touch and fbgfx.video are imported on first use: programs that only draw do
     # not load the input layer (and do not need a native module built with it) or PyAV.
     if name in ("Idle", "mirror"):  # the kiosk tools, loaded on first use like touch
-        import importlib
+        import importlib  # noqa: PLC0415 (importlib only on first use of a lazy name)
 
         return getattr(importlib.import_module(f".kiosk.{name.lower()}", __name__), name)
     if name in ("touch", "video"):
-        import importlib
+        import importlib  # noqa: PLC0415 (importlib only on first use of a lazy name)
 
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

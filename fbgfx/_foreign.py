@@ -36,7 +36,7 @@ def load(name: str, *libraries: str) -> tuple[Any, list[Any]]:
     Raises:
         OSError: A library cannot be opened.
     """
-    import cffi  # ABI mode only: cffi's compiler is never imported
+    import cffi  # noqa: PLC0415 (ABI mode only: cffi's compiler is never imported)
 
     ffi = cffi.FFI()
     ffi.cdef(declarations(name))

@@ -722,7 +722,7 @@ class Framebuffer(ClosesOnExit):
         """A :class:`fbgfx.Screen` for double-buffered drawing on this device."""
         # Screen is the layer above this one; it is reached only when asked for, so that
         # the device layer never depends on it (and opening a device loads no drawing).
-        from .screen import Screen
+        from .screen import Screen  # noqa: PLC0415 (see the comment above)
 
         return Screen(self, buffering=buffering, **options)
 

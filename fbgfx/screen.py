@@ -407,7 +407,7 @@ class Screen(ClosesOnExit):
             fbgfx.VideoError: A file FFmpeg cannot play.
         """
         # Imported here: programs that only draw never load the video layer or PyAV.
-        from .video import PlayOptions, play
+        from .video import PlayOptions, play  # noqa: PLC0415 (see the comment above)
 
         options = PlayOptions(box, fit, loop, duration, audio, on_frame, fps, hwdec, audio_device, threads, background)
         return play(self, source, options)

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
         touch = args.touch if args.touch and len(args.touch) > 1 else (args.touch[0] if args.touch else None)
         backlight = args.backlight
         if fb is None and backlight is None:
-            from ..kiosk.backlight import find_backlight  # the display named only picks the backlight
+            from ..kiosk.backlight import find_backlight  # noqa: PLC0415 (the display named only picks the backlight)
 
             found = find_backlight(resolve(args.device), None)
             backlight = found.name if found is not None else None

@@ -58,7 +58,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, context: Context) -> int:
     """Play video files, animations or raw frames from stdin, until they end or --duration."""
-    from .. import video  # the other commands never load the video layer
+    from .. import video  # noqa: PLC0415 (the other commands never load the video layer)
 
     _check(args)
     stop = None if args.duration is None else now() + args.duration

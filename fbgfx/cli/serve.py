@@ -39,7 +39,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
     """Serve until Ctrl-C; prints the page's URL (with the token) once it listens."""
     del context  # every command is run with one; this one shows no notes
     # Imported here: the other commands start without loading asyncio and the server.
-    from ..serve import ScanoutSource, Server, check_options
+    from ..serve import ScanoutSource, Server, check_options  # noqa: PLC0415 (see the comment above)
 
     check_options(args.bind, args.port, args.token, args.fps)  # before anything opens
     options = {"bind": args.bind, "port": args.port, "token": args.token, "fps": args.fps}

@@ -183,7 +183,7 @@ def _print_events(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    import fbgfx
+    import fbgfx  # noqa: PLC0415 (fbgfx.open only when calibrating)
 
     deadline = None if args.seconds is None else time.monotonic() + args.seconds
     with open_device(args) as fb:

@@ -668,7 +668,7 @@ class Card:
 
     def read_buffer(self, handle: int, length: int) -> bytes:
         """A copy of a buffer's first ``length`` bytes (for reading what is on screen)."""
-        import mmap
+        import mmap  # noqa: PLC0415 (mmap only when a buffer is read back)
 
         offset = self.map_offset(handle)
         try:

@@ -171,7 +171,7 @@ def is_drm_change(fields: dict[str, str]) -> bool:
 def _uevent_socket() -> socket.socket | None:
     # socket is imported here, when a drm: display opens: a program that only draws on
     # /dev/fbN does not pay for it at startup.
-    import socket
+    import socket  # noqa: PLC0415 (see the comment above)
 
     try:
         sock = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC, _NETLINK_KOBJECT_UEVENT)
@@ -246,7 +246,7 @@ class _Watcher(threading.Thread):
 
 
 def _drm_changed(sock: socket.socket) -> bool:
-    import socket
+    import socket  # noqa: PLC0415 (as in _uevent_socket)
 
     changed = False
     while True:

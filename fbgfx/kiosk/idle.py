@@ -185,7 +185,7 @@ class Idle:
     # -- inputs -----------------------------------------------------------------------------------
 
     def _open_inputs(self, touch: Any, any_input: bool) -> None:
-        from .. import touch as touch_module  # the input layer only when an Idle starts
+        from .. import touch as touch_module  # noqa: PLC0415 (the input layer only when an Idle starts)
 
         if any_input:
             for path in _evdev.event_paths():

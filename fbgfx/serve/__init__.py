@@ -78,7 +78,7 @@ def _is_loopback(bind: str) -> bool:
 
 def _load_web() -> ModuleType:
     try:
-        from . import _web  # websockets is needed only once a server starts
+        from . import _web  # noqa: PLC0415 (websockets is needed only once a server starts)
     except ImportError as e:
         if getattr(e, "name", None) and str(e.name).startswith("websockets"):
             raise ModuleNotFoundError(

@@ -91,7 +91,7 @@ class ScanoutSource:
         self.connector = connector
 
     def read(self) -> tuple[PixelFormat, np.ndarray, np.ndarray | None, int]:
-        from .. import drm  # the DRM layer only for a drm: display
+        from .. import drm  # noqa: PLC0415 (the DRM layer only for a drm: display)
 
         name, native = drm.read_scanout(self.path, self.connector)
         return PixelFormat.from_name(name), native, None, native.shape[1]

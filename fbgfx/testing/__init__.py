@@ -466,7 +466,7 @@ class _DrmPanel:
     picture from what the card scans out (``GETFB2``: root or the DRM master)."""
 
     def __init__(self, spec: str) -> None:
-        from ..drm import find_display, parse_spec, probe
+        from ..drm import find_display, parse_spec, probe  # noqa: PLC0415 (the DRM layer only for a drm: panel)
 
         card, options = parse_spec(spec)
         self.card = card or find_display() or "/dev/dri/card0"
@@ -486,7 +486,7 @@ class _DrmPanel:
         self.size = (w, h)
 
     def _scanout(self) -> tuple[str, np.ndarray]:
-        from ..drm import read_scanout
+        from ..drm import read_scanout  # noqa: PLC0415 (the DRM layer only for a drm: panel)
 
         return read_scanout(self.card, self.connector)
 

@@ -220,7 +220,7 @@ def calibration_from_points(
     Raises:
         ValueError: Fewer than 3 points, different counts, or the points on a line.
     """
-    import numpy as np  # a least-squares solve; numpy is a dependency of fbgfx anyway
+    import numpy as np  # noqa: PLC0415 (a least-squares solve; numpy is a dependency of fbgfx anyway)
 
     if len(touched) != len(targets) or len(touched) < 3:
         raise ValueError("calibration needs 3 or more taps, each with its target")

@@ -121,7 +121,7 @@ class AudioOut:
         """Queue a decoded ``av.AudioFrame`` that starts at ``t`` on the timeline; waits
         while more than a few seconds are queued."""
         if self._resampler is None:
-            import av
+            import av  # noqa: PLC0415 (PyAV, the video extra, only when sound plays)
 
             self._resampler = av.AudioResampler(format="s16", layout="stereo", rate=self.rate)
         out = self._resampler.resample(frame)

@@ -46,7 +46,7 @@ def import_av() -> Any:
         ImportError: PyAV is not installed (the message says how to install it).
     """
     try:
-        import av
+        import av  # noqa: PLC0415 (PyAV, the video extra, only when a video opens)
     except ImportError as e:
         raise ImportError(_INSTALL) from e
     _quiet(av)
@@ -77,7 +77,7 @@ def _quiet(av: Any) -> None:
     restore = getattr(av.logging, "restore_default_callback", None)
     if restore is None:
         return
-    from ._scale import swscale
+    from ._scale import swscale  # noqa: PLC0415 (libswscale only when a conversion was changed)
 
     restore()
     swscale().util.av_log_set_level(-8)  # AV_LOG_QUIET
