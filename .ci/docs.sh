@@ -7,10 +7,11 @@ cd "$(dirname "$0")/.."
 
 pip install -q -e '.[docs]'
 t0=$SECONDS
-python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+# One doctree folder for both builders: the doctest builder reuses what the html build read.
+python -m sphinx -W --keep-going -q -d docs/_build/doctrees -b html docs docs/_build/html
 echo "docs: html built in $((SECONDS - t0)) s"
 t1=$SECONDS
-python -m sphinx -W --keep-going -q -b doctest docs docs/_build/doctest
+python -m sphinx -W --keep-going -q -d docs/_build/doctrees -b doctest docs docs/_build/doctest
 echo "docs: examples run (doctest builder) in $((SECONDS - t1)) s"
 # The site just built must open cleanly: here a missing browser or site fails, not skips.
 FBGFX_DOCS_REQUIRE_BROWSER=1 python -m pytest -q -p no:cacheprovider tests/project/test_docs_browser.py
