@@ -181,3 +181,11 @@ def test_public_classes_have_one_name_each():
                     clashes.append(f"{attr}: {seen[attr]!r} and {obj!r}")
                 seen.setdefault(attr, obj)
     assert not clashes
+
+
+def test_contributing_lists_every_package():
+    """CONTRIBUTING.md's layout names every package of fbgfx/ (a new room is described there)."""
+    text = (PACKAGE.parent / "CONTRIBUTING.md").read_text()
+    packages = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
+    assert packages, "the packages were found"
+    assert [p for p in packages if f"`{p}/`" not in text] == []
