@@ -26,6 +26,7 @@ from ._draw.drawlog import DrawLog
 from ._draw.geometry import BIG, NUMBERS, Coords, Flat, check_angle, check_size, check_width, flat
 from ._draw.geometry import box as box_of
 from ._draw.images import ImageDrawing
+from ._draw.target import Kernel, Rect
 from ._draw.text import TextDrawing
 from ._ffi import check_value, ffi, lib
 from .color import BLEND, OPAQUE, SKIP, ColorLike, Ink, Packer, whole_channels
@@ -33,13 +34,10 @@ from .pixelformat import PixelFormat, default_palette
 
 __all__ = ["Surface"]
 
-Rect = tuple[int, int, int, int]
 #: A colour argument: None means the method's default (white, or no outline).
 Fill = Optional[ColorLike]
 #: A pixel format or its name.
 FormatLike = Union[PixelFormat, str]
-#: A C rasteriser from fbgfx._native: returns 0 or -errno.
-Kernel = Callable[..., int]
 _WHITE = "white"
 
 

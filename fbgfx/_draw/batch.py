@@ -7,39 +7,33 @@ one smooth kernel call per colour with ``antialias=True``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
 from .. import convert
 from .._ffi import ffi, lib
-from ..color import OPAQUE, ColorLike, Ink
+from ..color import OPAQUE, ColorLike
 from . import smooth
 from .geometry import check_width
+from .target import Kernel
 
 if TYPE_CHECKING:
-    from ..pixelformat import PixelFormat
+    pass
+
+if TYPE_CHECKING:
+    from .target import DrawTarget as _Base
+else:
+    _Base = object  # the Protocol is for mypy: at run time nothing sits between Surface and object
 
 __all__ = ["BatchDrawing"]
 
 Fill = Optional[ColorLike]
-#: A C rasteriser from fbgfx._native: returns 0 or -errno.
-Kernel = Callable[..., int]
 _WHITE = "white"
 
 
-class BatchDrawing:
+class BatchDrawing(_Base):
     """``lines``, ``rectangles``, ``ellipses`` and ``points``."""
-
-    if TYPE_CHECKING:  # provided by Surface
-        format: PixelFormat
-        palette: Any
-
-        def _ink(self, color: ColorLike) -> Ink: ...
-
-        def _run(self, ink: Ink, fn: Kernel, *args: Any) -> None: ...
-
-        def _smooth_run(self, ink: Ink, call: smooth.Call | None) -> None: ...
 
     def _batch(self, array: Any, cols: int, what: str) -> np.ndarray:
         a = np.ascontiguousarray(array, dtype=np.float64)

@@ -19,30 +19,18 @@ from .geometry import Coords
 from .geometry import box as box_of
 
 if TYPE_CHECKING:
-    from ..pixelformat import PixelFormat
+    pass
+
+if TYPE_CHECKING:
+    from .target import DrawTarget as _Base
+else:
+    _Base = object  # the Protocol is for mypy: at run time nothing sits between Surface and object
 
 __all__ = ["ImageDrawing"]
 
-Rect = tuple[int, int, int, int]
 
-
-class ImageDrawing:
+class ImageDrawing(_Base):
     """``blit``."""
-
-    if TYPE_CHECKING:  # provided by Surface
-        format: PixelFormat
-        palette: Any
-        width: int
-        height: int
-        _cbox: Rect
-        _quiet: bool
-
-        @property
-        def array(self) -> np.ndarray: ...
-
-        def _before_write(self) -> None: ...
-
-        def _notify(self, x0: int, y0: int, x1: int, y1: int) -> None: ...
 
     def blit(
         self,

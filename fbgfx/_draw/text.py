@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Optional
 
-import numpy as np
-
 from .. import text as _text
-from ..color import ColorLike, Ink
+from ..color import ColorLike
 from ..text import Font, Text, TextOptions
+
+if TYPE_CHECKING:
+    from .target import DrawTarget as _Base
+else:
+    _Base = object  # the Protocol is for mypy: at run time nothing sits between Surface and object
 
 __all__ = ["TextDrawing"]
 
@@ -21,15 +24,8 @@ Fill = Optional[ColorLike]
 _WHITE = "white"
 
 
-class TextDrawing:
+class TextDrawing(_Base):
     """``text``, ``multiline_text``, ``textbbox``, ``multiline_textbbox`` and ``textlength``."""
-
-    if TYPE_CHECKING:  # provided by Surface
-        _boxes: bool
-
-        def _ink(self, color: ColorLike) -> Ink: ...
-
-        def _paint_mask(self, mask: np.ndarray, x: int, y: int, ink: Ink, check_empty: bool = True) -> None: ...
 
     def text(
         self,
