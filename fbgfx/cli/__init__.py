@@ -11,7 +11,7 @@ Each command is a module of this package defining ``COMMAND`` (a
 ``--help`` shows. What they share is in one private module per job: ``_command``
 (the record, the run context, errors), ``_args`` (argument types), ``_device``
 (opening the device and screen), ``_pictures`` (images in and out), ``_clock``
-(waiting with a deadline), ``_playback`` (read-ahead and the play status line) and
+(waiting with a deadline), ``_playback`` (the play status line) and
 ``_stop`` (SIGTERM as the end of a long-running command).
 """
 

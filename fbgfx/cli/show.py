@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import itertools
-from collections.abc import Iterator
+import threading
+from typing import Callable
 
 from PIL import Image
 
@@ -14,7 +16,6 @@ from ._clock import earlier, now, wait_until
 from ._command import Command, Context
 from ._device import open_device, saved_screen, screen_size
 from ._pictures import check_image, load_image, read_fifo
-from ._playback import TIMED_OUT, Prefetch
 
 __all__ = ["COMMAND"]
 
@@ -65,29 +66,46 @@ def _slideshow(
         wait_until(deadline)
         return
 
-    def later() -> Iterator[Image.Image]:
-        # The pictures after the first, decoded in a thread while one is up, so a
-        # slow decode neither delays the picture change nor outlasts --duration.
-        order = itertools.cycle(range(len(paths))) if args.loop else iter(range(len(paths)))
-        next(order)
-        for index in order:
-            yield load_image(paths[index], size, args.fit, fifos.get(paths[index]))
+    # The pictures after the first, each decoded in a thread while the one before is up,
+    # so a slow decode neither delays the picture change nor outlasts --duration.
+    order = itertools.cycle(range(len(paths))) if args.loop else iter(range(len(paths)))
+    next(order)
 
-    upcoming = Prefetch(later(), 1, name="fbgfx-show-reader")
-    try:
-        while True:
-            wait_until(earlier(now() + args.delay, deadline))
-            if deadline is not None and now() >= deadline:
-                return
-            image = upcoming.get(deadline)
-            if image is TIMED_OUT:
-                return
-            if image is None:  # the last picture was shown: it stays
-                wait_until(deadline)
-                return
-            screen.present(image, fit=args.fit, background=background)
-    finally:
-        upcoming.close()
+    def load_next() -> concurrent.futures.Future[Image.Image] | None:
+        index = next(order, None)
+        if index is None:
+            return None
+        return _load_ahead(lambda: load_image(paths[index], size, args.fit, fifos.get(paths[index])))
+
+    upcoming = load_next()
+    while True:
+        wait_until(earlier(now() + args.delay, deadline))
+        if deadline is not None and now() >= deadline:
+            return
+        if upcoming is None:  # the last picture was shown: it stays
+            wait_until(deadline)
+            return
+        try:
+            image = upcoming.result(timeout=None if deadline is None else max(deadline - now(), 0.0))
+        except concurrent.futures.TimeoutError:
+            return
+        upcoming = load_next()
+        screen.present(image, fit=args.fit, background=background)
+
+
+def _load_ahead(load: Callable[[], Image.Image]) -> concurrent.futures.Future[Image.Image]:
+    """``load()`` run in a daemon thread: a decode still running at exit does not hold the
+    process (a thread pool's workers would)."""
+    future: concurrent.futures.Future[Image.Image] = concurrent.futures.Future()
+
+    def work() -> None:
+        try:
+            future.set_result(load())
+        except BaseException as e:  # noqa: BLE001 - raised in the slideshow's thread by result()
+            future.set_exception(e)
+
+    threading.Thread(target=work, name="fbgfx-show-reader", daemon=True).start()
+    return future
 
 
 COMMAND = Command(
