@@ -119,6 +119,11 @@ class Backend(Protocol):
         (:class:`fbgfx.drm.DrmInfo`); None on other backends."""
         ...
 
+    def plane_pool(self) -> Any | None:
+        """The display planes layers may use (:class:`fbgfx.drm.planes.PlanePool`) on a
+        DRM/KMS display; None on other backends."""
+        ...
+
     def follow(self) -> bool:
         """Take on a size the display changed to by itself (a monitor plugged back in
         at another size); True when it changed. :meth:`Framebuffer.refresh` calls it."""
@@ -159,6 +164,9 @@ class FbdevBackend:
         del rects  # the display scans the mapped memory: nothing to tell
 
     def drm_info(self) -> Any | None:
+        return None
+
+    def plane_pool(self) -> Any | None:
         return None
 
 

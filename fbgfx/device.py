@@ -39,6 +39,8 @@ from .screeninfo import (
 
 if TYPE_CHECKING:
     from .drm import DrmInfo
+    from .drm.atomic import PlaneInfo
+    from .layer import Layer
     from .screen import Screen
 
 __all__ = ["BLANK_LEVELS", "Framebuffer"]
@@ -236,6 +238,21 @@ class Framebuffer(ClosesOnExit):
         self._check_open()
         info: DrmInfo | None = self._device.drm_info()
         return info
+
+    @property
+    def planes(self) -> tuple[PlaneInfo, ...]:
+        """The display planes the screen's CRTC can use (:class:`fbgfx.drm.PlaneInfo`:
+        ``id``, ``type``, ``formats``, ``in_use``) on a ``drm:`` display; empty
+        elsewhere (fbdev and virtual devices have no planes)."""
+        self._check_open()
+        pool = self._device.plane_pool()
+        return () if pool is None else tuple(pool.infos())
+
+    def plane_pool(self) -> Any | None:
+        """The planes layers may take (:class:`fbgfx.drm.planes.PlanePool`), None
+        where the display has none: what :class:`fbgfx.layer.Layer` asks for."""
+        self._check_open()
+        return self._device.plane_pool()
 
     def flush(self, boxes: Any | None = None) -> None:
         """Show pixels written straight into :attr:`pixels`.
@@ -725,6 +742,26 @@ class Framebuffer(ClosesOnExit):
         from .screen import Screen  # noqa: PLC0415 (see the comment above)
 
         return Screen(self, buffering=buffering, **options)
+
+    def layer(self, box: Sequence[int], *, alpha: bool = False) -> Layer:
+        """A :class:`fbgfx.layer.Layer`: a rectangle of the screen with its own buffers,
+        above the Screen, on a display plane where the driver has one free, else
+        composed by fbgfx with the same pixels.
+
+        Args:
+            box: (x0, y0, x1, y1), exclusive corner, in the Screen's logical (turned)
+                coordinates.
+            alpha: Give the layer an alpha channel (premultiplied ARGB8888).
+
+        Raises:
+            ValueError: ``box`` is empty or not inside the screen.
+            FramebufferError: The framebuffer is closed.
+            UnsupportedFormatError: A palette or gray display (layers need true colour).
+        """
+        # The layer sits above Screen: reached only when asked for (see screen()).
+        from .layer import Layer
+
+        return Layer(self, box, alpha=alpha)
 
     # -- internals ---------------------------------------------------------------------------
 

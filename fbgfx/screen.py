@@ -61,6 +61,7 @@ import numpy as np
 from . import _restore, convert
 from ._closing import ClosesOnExit
 from ._draw.drawlog import DrawLog
+from ._screen import compose as _compose
 from ._screen import frames as _frames
 from ._screen.buffering import Buffering, choose
 from ._screen.fit import FITS, place
@@ -180,7 +181,10 @@ class Screen(ClosesOnExit):
         self._palette = fb.palette
         w, h = self.width, self.height
         transfer = transfer_for(self.format, self._palette, w, h, self.rotate)
-        changes.strategy = strategy = choose(fb, buffering, w, h, vsync, transfer.to_page)
+        # frames go through the framebuffer's layer stack (fb.layer): straight on while
+        # no layer is composed in software
+        strategy = _compose.composed(fb, choose(fb, buffering, w, h, vsync, transfer.to_page), self.rotate)
+        changes.strategy = strategy
         self.buffering = strategy.name
         if strategy.draws_in_place and transfer.in_place:
             self._back = _InPlace(strategy, transfer)

@@ -12,6 +12,7 @@ names are re-exported here.
 
 from __future__ import annotations
 
+from .atomic import PlaneInfo
 from .card import (
     CONNECTOR_TYPES,
     DRI_DIR,
@@ -50,6 +51,7 @@ __all__ = [
     "Encoder",
     "FbInfo",
     "Plane",
+    "PlaneInfo",
     "describe",
     "find_cards",
     "find_display",

@@ -50,10 +50,14 @@ class Buffers:
         return len(self.fb_ids)
 
     @classmethod
-    def make(cls, card: CardLike, mode: DrmMode, name: str, path: str) -> Buffers:
+    def make(
+        cls, card: CardLike, mode: DrmMode, name: str, path: str, *, fourcc: tuple[str, int] | None = None
+    ) -> Buffers:
         """Two buffers for ``mode`` in format ``name`` (one when the driver has no room
-        for two), zeroed by the kernel, each with a framebuffer object, mapped."""
-        code, bpp = FOURCC_FORMATS[name][0], FOURCC_FORMATS[name][1]
+        for two), zeroed by the kernel, each with a framebuffer object, mapped.
+        ``fourcc`` = (code, bits per pixel) instead of ``name``: a plane's format that
+        is not one fbgfx opens displays in (``AR24`` for a layer with alpha)."""
+        code, bpp = fourcc if fourcc is not None else (FOURCC_FORMATS[name][0], FOURCC_FORMATS[name][1])
         bufs = cls()
         bufs.width, bufs.height, bufs.fourcc, bufs.bpp = mode.hdisplay, mode.vdisplay, code, bpp
         page = os.sysconf("SC_PAGE_SIZE")

@@ -61,6 +61,7 @@ from ..screeninfo import (
     VarScreenInfo,
 )
 from . import hotplug
+from .atomic import Atomic, mode_blob, plane_rect
 from .buffers import Buffers
 from .card import BY_FOURCC, FOURCC_FORMATS, Card, CardLike, Connector, CrtcState, DrmMode, Plane
 from .choose import (
@@ -114,6 +115,8 @@ class DrmInfo:
             or two.
         connectors: Each connector's name.
         crtc_ids: Each connector's CRTC.
+        atomic: The display is driven by atomic commits (modeset, flips and restore);
+            False on legacy KMS (``SETCRTC``, ``PAGE_FLIP``).
     """
 
     card: str
@@ -134,6 +137,7 @@ class DrmInfo:
     connected: bool = True
     connectors: tuple[str, ...] = ()
     crtc_ids: tuple[int, ...] = ()
+    atomic: bool = False
 
 
 class _Head:
@@ -147,6 +151,7 @@ class _Head:
         self.connected = connector.connected
         self.lit = False  # the CRTC shows this display's buffers
         self.plane_id = 0
+        self.primary = 0  # the CRTC's primary plane, for atomic commits
         self.saved: CrtcState | None = None
         self.saved_connectors: list[int] = []
 
@@ -213,6 +218,8 @@ class DrmDevice:
         self._blanked = False
         self._dirty_ok = True
         self._watched = False
+        #: Atomic modesetting where the driver has it (None: legacy KMS).
+        self.atomic: Atomic | None = None
         try:
             self._open(_connector_names(connector), mode, format, console)
         except BaseException:
@@ -263,6 +270,7 @@ class DrmDevice:
         if not has_dumb:
             raise FramebufferError(errno.ENOTSUP, f"the {self.driver} driver has no dumb buffers to draw in", self.path)
         shared.join(self._claim, console=console)
+        self.atomic = Atomic.enable(card)
         crtcs, conns, _ = card.resources()
         self._crtc_ids = crtcs
         connectors = without_sizeless_modes([card.connector(c) for c in conns], self.path)
@@ -372,8 +380,58 @@ class DrmDevice:
     def _light(self, head: _Head, bufs: Buffers, mode: DrmMode | None = None) -> None:
         """Show ``bufs``' front page on ``head`` (hold the card's lock)."""
         mode = mode or head.mode
-        self.card.set_crtc(head.crtc_id, bufs.fb_ids[bufs.front], 0, 0, [head.connector.id], mode)
+        fb_id = bufs.fb_ids[bufs.front]
+        if self.atomic is None or not self._light_atomic(self.atomic, head, fb_id, mode):
+            self.card.set_crtc(head.crtc_id, fb_id, 0, 0, [head.connector.id], mode)
         head.mode, head.lit = mode, True
+
+    def _primary(self, atomic: Atomic, head: _Head) -> int:
+        """The primary plane of ``head``'s CRTC (0: none found)."""
+        if not head.primary:
+            possible = atomic.possible(head.crtc_index)
+            primaries = [p for p in atomic.planes() if p.type == "primary" and p.id in possible]
+            on_crtc = [p for p in primaries if p.crtc_id == head.crtc_id]
+            head.primary = (on_crtc or primaries)[0].id if primaries else 0
+        return head.primary
+
+    def _light_atomic(
+        self,
+        atomic: Atomic,
+        head: _Head,
+        fb_id: int,
+        mode: DrmMode,
+        connectors: Sequence[int] = (),
+        x: int = 0,
+        y: int = 0,
+    ) -> bool:
+        """Set ``mode`` on ``head``'s CRTC showing ``fb_id`` from (x, y), in one atomic
+        commit; False when the driver refused it (the caller then tries legacy KMS)."""
+        primary = self._primary(atomic, head)
+        if not primary:
+            return False
+        conns = list(connectors) or [head.connector.id]
+        try:
+            atomic.values(head.crtc_id, lib.DRM_MODE_OBJECT_CRTC)
+            for c in conns:
+                atomic.values(c, lib.DRM_MODE_OBJECT_CONNECTOR)
+            blob = mode_blob(atomic, mode)
+        except OSError:
+            return False
+        w, h = mode.hdisplay, mode.vdisplay
+        plane = {"FB_ID": fb_id, "CRTC_ID": head.crtc_id, **plane_rect(0, 0, w, h, w, h)}
+        plane["SRC_X"], plane["SRC_Y"] = x << 16, y << 16
+        changes = [(head.crtc_id, {"MODE_ID": blob, "ACTIVE": 1}), *[(c, {"CRTC_ID": head.crtc_id}) for c in conns]]
+        changes.append((primary, plane))
+        try:
+            atomic.commit(changes, modeset=True, doing=f"lighting {head.connector.name}")
+        except OSError:
+            return False
+        finally:
+            try:
+                atomic.destroy_blob(blob)  # the CRTC keeps its copy
+            except OSError:
+                pass
+        return True
 
     def _light_if_there(self, head: _Head, bufs: Buffers, mode: DrmMode | None = None) -> None:
         """:meth:`_light`, where a refusal because the monitor is gone only leaves the
@@ -558,7 +616,13 @@ class DrmDevice:
     def _flip(self, head: _Head, fb_id: int, tokens: set[int]) -> None:
         token = self.shared_card.token()
         try:
-            self.card.page_flip(head.crtc_id, fb_id, token)
+            if self.atomic is not None and head.primary:
+                # one commit of the primary plane alone; layers' planes keep their buffers
+                self.shared_card.wait_idle(head.crtc_id, FLIP_TIMEOUT)
+                self.atomic.commit([(head.primary, {"FB_ID": fb_id})], event=token, doing="flipping pages")
+                self.shared_card.note_commit(head.crtc_id, token)
+            else:
+                self.card.page_flip(head.crtc_id, fb_id, token)
         except FramebufferError:
             if self._still_connected(head):
                 raise
@@ -709,6 +773,7 @@ class DrmDevice:
             connected=any(h.connected for h in self.heads),
             connectors=names,
             crtc_ids=tuple(h.crtc_id for h in self.heads),
+            atomic=self.atomic is not None,
         )
 
     # -- monitors that come and go ------------------------------------------------------------
@@ -828,15 +893,41 @@ class DrmDevice:
                 if saved is None:
                     continue
                 try:
+                    self._disable_layer_planes(h)
                     if saved.fb_id and saved.mode is not None:
                         conns = h.saved_connectors or [h.connector.id]
-                        self.card.set_crtc(saved.id, saved.fb_id, saved.x, saved.y, conns, saved.mode)
+                        atomic = self.atomic
+                        if atomic is None or not self._light_atomic(
+                            atomic, h, saved.fb_id, saved.mode, conns, saved.x, saved.y
+                        ):
+                            self.card.set_crtc(saved.id, saved.fb_id, saved.x, saved.y, conns, saved.mode)
                     else:
                         self.card.set_crtc(saved.id, 0, 0, 0, [], None)
                 except OSError as e:
                     if self._still_connected(h):  # a monitor that is gone has nothing to restore
                         _warn(f"could not restore the display on {self.path}: {e}")
                 h.lit = False
+
+    def _disable_layer_planes(self, head: _Head) -> None:
+        """Turn off the overlay planes layers enabled on ``head``'s CRTC (a layer left
+        open at exit or on a fatal signal)."""
+        atomic, shared = self.atomic, self.shared_card
+        planes = [p for p, crtc in shared.layer_planes.items() if crtc == head.crtc_id]
+        if atomic is None or not planes:
+            return
+        shared.wait_idle(head.crtc_id, 1.0)
+        try:
+            atomic.commit([(p, {"FB_ID": 0, "CRTC_ID": 0}) for p in planes], doing="turning off the layers' planes")
+        except OSError as e:
+            _warn(f"could not turn off the layers' planes on {self.path}: {e}")
+        for p in planes:
+            shared.layer_planes.pop(p, None)
+
+    def plane_pool(self) -> Any:
+        """The planes layers may use on this display (:class:`fbgfx.drm.planes.PlanePool`)."""
+        from .planes import PlanePool  # the layers' module, loaded when layers are opened
+
+        return PlanePool(self)
 
     def close(self) -> None:
         """Give the display back as it was, free the buffers, drop master with the last

@@ -84,6 +84,12 @@ class SharedCard:
         self._done = threading.Condition(self.lock)
         self._reading = False
         self._completed: set[int] = set()
+        # CRTC id -> tokens of the commits in flight on it (a display's flips and its
+        # layers' plane updates: an atomic commit waits for the others on its CRTC)
+        self._inflight: dict[int, set[int]] = {}
+        #: Plane id -> CRTC id of the overlay planes layers of this program enabled
+        #: (disabled again when a display's CRTC is put back).
+        self.layer_planes: dict[int, int] = {}
         self._token = 0
         self._master = False
         self._console_taken = False
@@ -239,9 +245,44 @@ class SharedCard:
                     events = self._read(min(left, _READ_SLICE))
                 finally:
                     self._reading = False
-                for kind, user_data, _seq, _crtc in events:
-                    if kind == lib.DRM_EVENT_FLIP_COMPLETE:
-                        self._completed.add(user_data)
+                self._record(events)
+                self._done.notify_all()
+
+    def _record(self, events: list[tuple[int, int, int, int]]) -> None:
+        for kind, user_data, _seq, _crtc in events:
+            if kind == lib.DRM_EVENT_FLIP_COMPLETE:
+                self._completed.add(user_data)
+                for tokens in self._inflight.values():
+                    tokens.discard(user_data)
+
+    def note_commit(self, crtc_id: int, token: int) -> None:
+        """A commit with a page-flip event (``token``) is in flight on ``crtc_id``."""
+        with self.lock:
+            self._inflight.setdefault(crtc_id, set()).add(token)
+
+    def wait_idle(self, crtc_id: int, timeout: float) -> bool:
+        """Wait until no commit is in flight on ``crtc_id`` (the kernel refuses a
+        non-blocking commit on a CRTC with one pending: ``EBUSY``). Call it without
+        holding :attr:`lock`. False when ``timeout`` passed first (the tokens are then
+        forgotten: their CRTC went dark)."""
+        deadline = time.monotonic() + timeout
+        with self._done:
+            while True:
+                if not self._inflight.get(crtc_id):
+                    return True
+                left = deadline - time.monotonic()
+                if left <= 0 or self.card.fd < 0:
+                    self._inflight.pop(crtc_id, None)
+                    return False
+                if self._reading:
+                    self._done.wait(min(left, _READ_SLICE))
+                    continue
+                self._reading = True
+                try:
+                    events = self._read(min(left, _READ_SLICE))
+                finally:
+                    self._reading = False
+                self._record(events)
                 self._done.notify_all()
 
     def _read(self, timeout: float) -> list[tuple[int, int, int, int]]:
@@ -258,6 +299,8 @@ class SharedCard:
         """Count these flips as done (their CRTC went dark: no event will come)."""
         with self._done:
             self._completed |= tokens
+            for inflight in self._inflight.values():
+                inflight -= tokens
             self._done.notify_all()
 
 
