@@ -244,6 +244,8 @@ class CardInfo:
     connectors: tuple[Connector, ...]
     crtcs: tuple[CrtcState, ...]
     planes: tuple[Plane, ...]
+    #: Each plane's type ("primary", "overlay", "cursor"; "" unknown), as ``planes``.
+    plane_types: tuple[str, ...] = ()
 
 
 class CardLike(Protocol):

@@ -14,8 +14,11 @@ from collections.abc import Collection, Iterable
 
 import numpy as np
 
+from .._ffi import lib
 from ..errors import FramebufferError
+from .atomic import PLANE_TYPES, Atomic
 from .card import ALPHA_ALIASES, BY_FOURCC, DRI_DIR, FOURCC_FORMATS, SYSFS_DRM, Card, CardInfo, find_cards
+from .compose import compose_planes
 
 __all__ = [
     "describe",
@@ -89,10 +92,24 @@ def probe(path: str) -> CardInfo:
         except FramebufferError:
             planes = ()
         return CardInfo(
-            path, card.driver(), tuple(card.connector(c) for c in conns), tuple(card.crtc(c) for c in crtcs), planes
+            path,
+            card.driver(),
+            tuple(card.connector(c) for c in conns),
+            tuple(card.crtc(c) for c in crtcs),
+            planes,
+            tuple(_plane_type(card, p.id) for p in planes),
         )
     finally:
         card.close()
+
+
+def _plane_type(card: Card, plane_id: int) -> str:
+    """A plane's ``type`` ("primary", "overlay", "cursor"; "" when unreadable)."""
+    try:
+        value = Atomic(card).values(plane_id, lib.DRM_MODE_OBJECT_PLANE).get("type")
+    except OSError:
+        return ""
+    return PLANE_TYPES.get(value, "") if value is not None else ""
 
 
 def find_display(
@@ -162,7 +179,9 @@ def read_scanout(path: str, connector: str | None = None) -> tuple[str, np.ndarr
 
     Reads the framebuffer on the connector's CRTC (or the first lit CRTC) through
     ``GETFB2``, which hands out a buffer handle only to root (``CAP_SYS_ADMIN``) or
-    the DRM master: it works while another program shows the display.
+    the DRM master: it works while another program shows the display. The CRTC's
+    other active planes (layers, a cursor) are read alike and composed over it as the
+    display engine does (:func:`fbgfx.drm.compose.compose_planes`).
 
     Raises:
         FramebufferError: Nothing is shown, the handle was withheld (EACCES), or the
@@ -211,7 +230,8 @@ def read_scanout(path: str, connector: str | None = None) -> tuple[str, np.ndarr
         pixels = np.ascontiguousarray(rows)
         if bpp == 24:
             return name, pixels.reshape(h, w, 3)
-        return name, pixels.view("<u4" if bpp == 32 else "<u2")
+        # the overlay and cursor planes on the CRTC too: what the monitor shows
+        return name, compose_planes(card, state.id, name, pixels.view("<u4" if bpp == 32 else "<u2"), state.fb_id)
     finally:
         card.close()
 
@@ -237,5 +257,7 @@ def describe(info: CardInfo) -> Iterable[str]:
             yield "    modes: " + ", ".join(seen)
     for s in crtc_modes.values():
         yield f"  crtc {s.id}: " + (f"{s.mode} fb {s.fb_id} at {s.x},{s.y}" if s.mode else "off")
-    for p in info.planes:
-        yield f"  plane {p.id} (crtcs 0x{p.possible_crtcs:x}): {' '.join(p.formats)}"
+    types = info.plane_types or ("",) * len(info.planes)
+    for p, kind in zip(info.planes, types):
+        what = f"{kind + ' ' if kind else ''}(crtcs 0x{p.possible_crtcs:x}{', in use' if p.fb_id else ''})"
+        yield f"  plane {p.id} {what}: {' '.join(p.formats)}"
