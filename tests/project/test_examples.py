@@ -19,6 +19,7 @@ EXAMPLES = {
     "bounce.py": ["--seconds", "1"],
     "dashboard.py": ["--seconds", "1"],
     "monitors.py": ["--seconds", "1"],
+    "layers.py": ["--seconds", "1"],
     "paint.py": ["--touch", str(RECORDINGS / "ft5406-multitouch.evemu")],
 }
 
