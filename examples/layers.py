@@ -52,9 +52,13 @@ def main() -> None:
                 s.rounded_rectangle((0, 0, 179, 39), radius=8, fill=(0, 0, 0, 150))
                 s.text((12, 6), time.strftime("%H:%M:%S", now), fill="white", font=font)
 
+        def on_frame(surface: fbgfx.Surface, t: float) -> None:
+            del surface, t  # the clock has a layer of its own: nothing is drawn on the video
+            draw_clock()
+
         start = time.monotonic()
         if args.video:
-            movie.play(args.video, loop=True, duration=args.seconds, on_frame=lambda s, t: draw_clock())
+            movie.play(args.video, loop=True, duration=args.seconds, on_frame=on_frame)
         else:
             mw, mh = movie.size
             ys, xs = np.mgrid[0:mh, 0:mw]

@@ -11,6 +11,7 @@ from ._open import VirtualFramebuffer, open
 from .device import Framebuffer
 from .display_events import DisplayEvent
 from .errors import FramebufferError, ModeError, TouchError, UnsupportedFormatError, VideoError
+from .layer import Layer
 from .modes import Mode, parse_mode
 from .pixelformat import FORMATS, PixelFormat, default_palette
 from .screen import Screen
@@ -35,6 +36,7 @@ __all__ = [
     "Framebuffer",
     "FramebufferError",
     "Idle",
+    "Layer",
     "Mode",
     "ModeError",
     "PixelFormat",

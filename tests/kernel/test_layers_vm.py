@@ -1,54 +1,48 @@
-"""Layers on real kernels: vkms (atomic KMS with 8 overlay planes) and bochs (one
-primary plane: software composition), in one boot.
+"""Layers on real kernels, as guests of shared boots: ``layers_vm`` in the ``vkms`` boot
+(atomic KMS with 8 overlay planes) and ``layers_bochs_vm`` in the ``drm`` boot (bochs has
+one primary plane: software composition).
 
-vkms is built out of tree (``.ci/vkms.sh``, cached in /var/cache/fbgfx-vkms/VERSION);
-the guest loads it beside ``-device bochs-display`` and runs ``layers_guest.py``, which
-reads the kernel's atomic state (debugfs) and each plane's framebuffer (GETFB2 +
-MAP_DUMB) without fbgfx's layer code, and asks for bochs' screendump. Set
-FBGFX_VM_RESULTS=DIR to keep the logs in DIR/layers.
+The guest (layers_guest.py) reads the kernel's atomic state from debugfs and each plane's
+framebuffer through GETFB2 + MAP_DUMB, without fbgfx's layer code, and asks for bochs'
+screendump. Set FBGFX_VM_RESULTS=DIR to keep the logs in DIR/vkms/layers_vm and
+DIR/drm/layers_bochs_vm.
 """
 
 from __future__ import annotations
 
-import os
+import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
-from _vm import answer_screendump, boot_dir, boot_guest, guest_step, kernel_image, load_drm_cards
+from _boots import Guest, guest_fixture, vkms_module
+from _vm import guest_step
 
 pytestmark = pytest.mark.kernel
 
-VKMS_CACHE = Path(os.environ.get("FBGFX_VKMS_CACHE", "/var/cache/fbgfx-vkms"))
+
+def _hand_over_vkms(gdir: Path) -> None:
+    """A copy of vkms.ko in the guest's directory, for the guest's prepare line."""
+    if vkms_module().exists():
+        shutil.copy(vkms_module(), gdir / "vkms.ko")
 
 
-def _vkms_module() -> Path:
-    version = Path(kernel_image()).name.removeprefix("vmlinuz-")
-    return VKMS_CACHE / version / "vkms.ko"
-
-
-@pytest.fixture(scope="module")
-def layers_vm() -> dict[str, Any]:
-    """The layers boot's results (booted once, on first use)."""
-    outdir = boot_dir("layers")
-    ko = _vkms_module()
-    if not ko.exists():
-        pytest.skip(f"no vkms module at {ko}: run `bash .ci/vkms.sh` (builds it from linux-source in seconds)")
-    prepare = [
-        *load_drm_cards(outdir, ["bochs"]),
-        f"modprobe drm_kms_helper >>{outdir}/modprobe.txt 2>&1",
-        f"modprobe drm_shmem_helper >>{outdir}/modprobe.txt 2>&1",
-        f"insmod {ko} enable_overlay=1 enable_writeback=1 enable_cursor=1 >>{outdir}/modprobe.txt 2>&1",
-        "for i in $(seq 100); do [ -e /dev/dri/card1 ] && break; sleep 0.1; done",
-    ]
-    return boot_guest(
-        outdir,
-        "layers_guest.py",
-        "-vga none -device bochs-display,id=bochsdisp",
-        answer_screendump,
-        prepare,
-        append=["drm_kms_helper.fbdev_emulation=0"],
+layers_vm = guest_fixture(
+    Guest(
+        "layers_vm",
+        config="vkms",
+        script="layers_guest.py",
+        args=("vkms",),
+        before=_hand_over_vkms,
+        # where the boot's insmod of the cache did not give a card (the guest's /var
+        # overlay may not show it), load the copy handed over in the guest's directory
+        prepare=(
+            "[ -e /dev/dri/card0 ] || insmod {gdir}/vkms.ko enable_overlay=1 enable_writeback=1 enable_cursor=1"
+            " >>{gdir}/insmod.txt 2>&1; for i in $(seq 100); do [ -e /dev/dri/card0 ] && break; sleep 0.1; done",
+        ),
     )
+)
+
+layers_bochs_vm = guest_fixture(Guest("layers_bochs_vm", config="drm", script="layers_guest.py", args=("bochs",)))
 
 
 def test_vkms_is_atomic_and_lists_its_planes(layers_vm):
@@ -121,10 +115,10 @@ def test_vkms_video_on_a_plane(layers_vm):
     assert r["primary_same"] and r["screen_flips"] == 0, r
 
 
-def test_bochs_composes_in_software_with_the_same_pixels(layers_vm):
+def test_bochs_composes_in_software_with_the_same_pixels(layers_bochs_vm):
     """bochs has one plane: the layers are composed by fbgfx; qemu's screendump and grab
     equal the picture within 1 level."""
-    r = guest_step(layers_vm, "bochs_scene")
+    r = guest_step(layers_bochs_vm, "bochs_scene")
     assert r["atomic"] is True and r["hardware"] == [False, False], r
     assert "no free overlay plane" in r["reason"], r
     assert r["screendump"]["max"] <= 1 and not r["screendump"]["blank"], r["screendump"]
