@@ -35,6 +35,7 @@ PARTS = [
     ("input.cdef", "input.h", ["input.c"]),
     ("uinput.cdef", "uinput.h", ["uinput.c"]),
     ("drm.cdef", "drm.h", ["drm.c"]),
+    ("drm_atomic.cdef", "drm_atomic.h", []),
     ("evgrab.cdef", "evgrab.h", ["evgrab.c"]),
     ("mirror.cdef", "mirror.h", ["mirror.c"]),
     ("abi.cdef", None, []),  # fbgfx_abi_cdef, written below
