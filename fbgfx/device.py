@@ -743,6 +743,11 @@ class Framebuffer(ClosesOnExit):
 
         return Screen(self, buffering=buffering, **options)
 
+    def sibling(self, device: Backend, path: str) -> Framebuffer:
+        """A new plain :class:`Framebuffer` over ``device`` (another backend): what a
+        :class:`fbgfx.Layer` draws its own buffers through, with a Screen of its own."""
+        return Framebuffer(device, path)
+
     def layer(self, box: Sequence[int], *, alpha: bool = False) -> Layer:
         """A :class:`fbgfx.layer.Layer`: a rectangle of the screen with its own buffers,
         above the Screen, on a display plane where the driver has one free, else

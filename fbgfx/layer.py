@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any
 from . import _restore
 from ._closing import ClosesOnExit
 from ._screen import compose as _compose
-from .device import Framebuffer
 from .drm.card import FOURCC_FORMATS
 from .errors import FramebufferError, UnsupportedFormatError
 from .screen import Screen, resolve_rotate
@@ -40,6 +39,7 @@ from .surface import Surface
 from .virtual import VirtualDevice
 
 if TYPE_CHECKING:
+    from .device import Framebuffer
     from .drm.planes import HardwarePlane
     from .video import Played
 
@@ -119,7 +119,7 @@ class Layer(ClosesOnExit):
         panel = stack.panel_rect(self.box)
         pw, ph = panel[2] - panel[0], panel[3] - panel[1]
         self._device = _LayerDevice(pw, ph, "ARGB8888" if self.alpha else fmt.name, self)
-        self._fb = Framebuffer(self._device, f"{fb.path} layer {self.box}")
+        self._fb = fb.sibling(self._device, f"{fb.path} layer {self.box}")
         try:
             self._screen = Screen(self._fb, "copy", console=False, palette=None, vsync=False, rotate=stack.rotate)
             self._slot = _compose.Slot(panel, self._fb.pixels, self.alpha)

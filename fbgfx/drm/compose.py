@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._compose import blend_premultiplied
 from .._ffi import lib
+from .._screen.compose import blend_premultiplied
 from ..pixelformat import PixelFormat
 from .atomic import PLANE_TYPES, Atomic
 from .card import ALPHA_ALIASES, BY_FOURCC, FOURCC_FORMATS, Card

@@ -313,7 +313,7 @@ def run_vkms(card: str) -> None:
 
     @LINK.step("vkms_video")
     def _video() -> dict[str, Any]:
-        from video_media import make_video  # tests/video_media.py
+        from support.video_media import make_video  # tests/support/video_media.py
 
         clip = make_video(Path(LINK.rwdir) / "clip.mp4", seconds=1.0, fps=10, size=(160, 120), codec="mpeg4")
         with fbgfx.open(f"drm:{card}") as fb:

@@ -305,7 +305,7 @@ def test_closing_the_screen_keeps_layers_working():
 def test_play_in_a_layer_keeps_the_screen_around_it(tmp_path):
     """layer.play() shows the video's frames in the layer; the Screen around it stays."""
     pytest.importorskip("av")
-    from video_media import make_video, quadrant_colors
+    from support.video_media import make_video, quadrant_colors
 
     clip = make_video(tmp_path / "q.mp4", seconds=1.0, fps=10, size=(32, 24), codec="mpeg4")
     with fbgfx.open("virtual:64x48") as fb:
