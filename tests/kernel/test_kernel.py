@@ -34,7 +34,7 @@ def test_guest_suite(kernel_vms, setup):
     results = boot.results_for(setup)
     if not results:
         pytest.fail(
-            f"{setup}: the guest wrote no test results (vng exit {boot.returncode})\n"
+            f"{setup}: the guest wrote no test results (exit {boot.returncode}; 124: stopped at its time limit)\n"
             f"modprobe:\n{boot.tail('modprobe.txt')}\n"
             f"guest stderr:\n{boot.tail('guest-stderr.txt')}\n"
             f"guest stdout:\n{boot.tail('guest-stdout.txt')}\n"
