@@ -23,7 +23,7 @@ from . import convert
 from ._draw import smooth
 from ._draw.batch import BatchDrawing
 from ._draw.drawlog import DrawLog
-from ._draw.geometry import BIG, NUMBERS, Coords, Flat, check_angle, check_size, check_width, flat
+from ._draw.geometry import BIG, NUMBERS, Coords, Flat, check_angle, check_size, check_width, flat, int_box, number
 from ._draw.geometry import box as box_of
 from ._draw.images import ImageDrawing
 from ._draw.target import Kernel, Rect
@@ -280,7 +280,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         if rect is None:
             self.reset_clip()
             return
-        x0, y0, x1, y1 = (int(v) for v in box_of(rect, "clip"))
+        x0, y0, x1, y1 = int_box(rect, "set_clip")
         x0, y0 = max(0, min(x0, self.width)), max(0, min(y0, self.height))
         x1, y1 = max(x0, min(x1, self.width)), max(y0, min(y1, self.height))
         self._clip = (x0, y0, x1, y1)
@@ -305,7 +305,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         Raises:
             ValueError: The rectangle does not lie inside the surface.
         """
-        x0, y0, x1, y1 = (int(v) for v in box_of(rect, "rect"))
+        x0, y0, x1, y1 = int_box(rect, "subsurface")
         if not (0 <= x0 <= x1 <= self.width and 0 <= y0 <= y1 <= self.height):
             raise ValueError(f"subsurface {(x0, y0, x1, y1)} is not inside the {self.width}x{self.height} surface")
         sub = Surface.__new__(Surface)
@@ -442,28 +442,39 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
             return
         fn, args = call
         spec = self._mask_spec
+        # a long shape goes in bands of rows: Ctrl-C stops it between two of them
+        bands = smooth.bands(call, self._cbox[1], self._cbox[3])
         if spec is None:
             # palettes (and sub-byte pixels): coverage into a mask, blended to the nearest entries
             cx0, cy0, cx1, cy1 = self._cbox
             mask = np.zeros((cy1 - cy0, cx1 - cx0), np.uint8)
             box = ffi.new("int32_t[4]")
-            rc = fn(self._t, ffi.NULL, ffi.from_buffer("uint8_t[]", mask), 0, 0, 0, 255, 0, box, *args)
-            if rc < 0:
-                _fail(rc, fn)
-            if box[0] < box[2]:
-                self._blend(mask, (box[0], box[1], box[2], box[3]), ink)
+            x0 = y0 = BIG
+            x1 = y1 = -BIG
+            for row0, row1 in bands:
+                rc = fn(self._t, ffi.NULL, ffi.from_buffer("uint8_t[]", mask), 0, 0, 0, 255, 0, box, row0, row1, *args)
+                if rc < 0:
+                    _fail(rc, fn)
+                if box[0] < box[2]:
+                    x0, y0, x1, y1 = min(x0, box[0]), min(y0, box[1]), max(x1, box[2]), max(y1, box[3])
+            if x0 < x1:
+                self._blend(mask, (x0, y0, x1, y1), ink)
             return
         r, g, b, a = ink.rgba
         if self._quiet:  # (C logs what it wrote for a Screen itself)
-            rc = fn(self._t, spec.c, ffi.NULL, r, g, b, a, ink.value, ffi.NULL, *args)
-        else:
-            self._before_write()
-            box = ffi.new("int32_t[4]")
-            rc = fn(self._t, spec.c, ffi.NULL, r, g, b, a, ink.value, box, *args)
+            for row0, row1 in bands:
+                rc = fn(self._t, spec.c, ffi.NULL, r, g, b, a, ink.value, ffi.NULL, row0, row1, *args)
+                if rc < 0:
+                    _fail(rc, fn)
+            return
+        self._before_write()
+        box = ffi.new("int32_t[4]")
+        for row0, row1 in bands:
+            rc = fn(self._t, spec.c, ffi.NULL, r, g, b, a, ink.value, box, row0, row1, *args)
             if box[0] < box[2]:
                 self._notify(box[0], box[1], box[2], box[3])
-        if rc < 0:
-            _fail(rc, fn)
+            if rc < 0:
+                _fail(rc, fn)
 
     def _smooth_shape(self, fill: Fill, outline: Fill, width: float, shape: Callable[[float], smooth.Call]) -> None:
         """A smooth shape's fill, then its outline (``shape(w)``: the kernel call for
@@ -516,7 +527,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         if len(xy) == 2 and type(xy[0]) in NUMBERS:
             self._run(ink, lib.draw_point, xy[0], xy[1])
             return
-        f = flat(xy)
+        f = flat(xy, "point")
         self._run(ink, lib.draw_points, _ptr(f), len(f) // 2, ffi.NULL)
 
     def line(
@@ -558,7 +569,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
             w = check_width(width)
             if w == 0:
                 return
-        f = flat(xy)
+        f = flat(xy, "line")
         if len(f) == 4:
             self._run(ink, lib.draw_line, f[0], f[1], f[2], f[3], w)
         else:
@@ -647,9 +658,11 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         """
         if antialias:
             return self._smooth_shape(fill, outline, width, lambda w: smooth.rounded_rectangle(xy, radius, w, corners))
-        (x0, y0, x1, y1) = [float(v) for v in box_of(xy)]
-        if not all(math.isfinite(v) for v in (x0, y0, x1, y1, float(radius))):
+        (x0, y0, x1, y1) = [number(v, "rounded_rectangle") for v in box_of(xy)]
+        if not all(math.isfinite(v) for v in (x0, y0, x1, y1)):
             raise ValueError("rounded_rectangle: coordinates must be finite numbers")
+        if not math.isfinite(radius):
+            raise ValueError(f"rounded_rectangle: radius must be a finite number, got {radius!r}")
         if x1 < x0:
             x0, x1 = x1, x0
         if y1 < y0:
@@ -812,6 +825,8 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
             except _MISS:
                 pass
         x, y = xy
+        if not math.isfinite(radius):
+            raise ValueError(f"circle: radius must be a finite number, got {radius!r}")
         self.ellipse((x - radius, y - radius, x + radius, y + radius), fill, outline, width)
 
     def arc(
@@ -890,7 +905,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         Raises:
             TypeError: Fewer than two points.
         """
-        f = flat(xy)
+        f = flat(xy, "polygon")
         n = len(f) // 2
         if n < 2:
             raise TypeError("polygon: coordinate list must contain at least 2 coordinates")
@@ -946,6 +961,8 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         (smoothly with ``antialias=True``)."""
         from PIL import ImageDraw  # noqa: PLC0415 (ImageDraw only for regular polygons)
 
+        if not math.isfinite(rotation):
+            raise ValueError(f"regular_polygon: rotation must be a finite number, got {rotation!r}")
         # Pillow's own vertex maths (private API), so the polygon's points are exactly
         # those of ImageDraw.regular_polygon, whose pixels fbgfx matches.
         xy = ImageDraw._compute_regular_polygon_vertices(bounding_circle, n_sides, rotation)  # noqa: SLF001
@@ -967,7 +984,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
                 mask = mask.astype(np.uint8) * 255
             if mask.dtype != np.uint8 or mask.ndim != 2:
                 raise TypeError("bitmap must be a PIL image or an (h, w) uint8/bool array")
-        f = flat(xy)
+        f = flat(xy, "bitmap")
         if len(f) != 2:
             raise TypeError("bitmap: coordinate list must contain exactly 1 coordinate")
         if not all(math.isfinite(v) for v in f):

@@ -10,9 +10,10 @@
  * polygons; draw_ellipse.c the curved shapes; draw.h the target they draw into.
  *
  * Coordinates come in as doubles and are truncated toward zero as Pillow's C layer
- * does; NaN or infinity gives -EINVAL. Coordinates are clamped to +-DRAW_LIMIT so
- * that huge values cannot overflow the integer arithmetic, and every loop is bounded
- * by the clip rectangle, never by the size of the shape.
+ * does; NaN or infinity gives -EINVAL. Line segments far away are cut to the clip
+ * (draw_segment_coords); other coordinates are clamped to +-DRAW_LIMIT so that huge
+ * values cannot overflow the integer arithmetic. Every loop is bounded by the clip
+ * rectangle, never by the size of the shape.
  */
 #include "pillow_rounding.h" /* first: see there */
 
@@ -74,16 +75,34 @@ typedef struct {
     int64_t e_up, e_down;
 } draw_walker;
 
+/* floor((a * b + c) / d) for d > 0 and |a|, |b|, |c|, |d| < 2^34, whose product would
+ * overflow 64 bits (a segment between endpoints 2^31 apart): estimated in double, then
+ * corrected by the remainder a*b + c - q*d, which is small, so arithmetic modulo 2^64
+ * gives it exactly. The remainder goes to *rem (0 <= *rem < d). */
+static inline int64_t draw_floordiv(int64_t a, int64_t b, int64_t c, int64_t d, int64_t *rem)
+{
+    int64_t q = (int64_t)floor(((double)a * (double)b + (double)c) / (double)d);
+    int64_t r = (int64_t)((uint64_t)a * (uint64_t)b + (uint64_t)c - (uint64_t)q * (uint64_t)d);
+    q += r / d;
+    r %= d;
+    if (r < 0) {
+        q--;
+        r += d;
+    }
+    *rem = r;
+    return q;
+}
+
 /* Where step i of a segment lies: the pixel pointer and the error term that decides
  * whether step i + 1 also moves along the minor axis. */
 static inline void draw_walk_start(const draw_target *t, int xmajor, int64_t m0, int64_t n0, int ms, int ns,
                                    int64_t major, int64_t minor, int64_t i, uint8_t **p, int64_t *e)
 {
-    int64_t k = (2 * minor * i + major) / (2 * major);
+    int64_t rem, k = draw_floordiv(2 * minor, i, major, 2 * major, &rem);
     int64_t m = m0 + ms * i, n = n0 + ns * k;
     int64_t x = xmajor ? m : n, y = xmajor ? n : m;
     *p = t->data + (y - t->oy) * t->stride + (x - t->ox) * t->bpp;
-    *e = 2 * minor * (i + 1) - major - 2 * major * k;
+    *e = rem + 2 * minor - 2 * major; /* 2*minor*(i + 1) - major - 2*major*k */
 }
 
 static inline __attribute__((always_inline)) void draw_step(draw_walker *w, int j)
@@ -166,23 +185,22 @@ static void draw_segment(draw_target *t, int64_t x0, int64_t y0, int64_t x1, int
     int64_t khi = ns > 0 ? nhi - 1 - n0 : n0 - nlo;   /* need k <= khi */
     if (khi < 0)
         return;
+    int64_t rem;
     if (klo > 0) {
         /* smallest i with 2*minor*i + major >= 2*major*klo */
-        int64_t num = 2 * major * klo - major;
-        int64_t i = (num + 2 * minor - 1) / (2 * minor);
+        int64_t i = draw_floordiv(2 * major, klo, 2 * minor - 1 - major, 2 * minor, &rem);
         if (i > i0)
             i0 = i;
     }
     {
         /* largest i with 2*minor*i + major < 2*major*(khi + 1) */
-        int64_t num = 2 * major * (khi + 1) - major - 1;
-        int64_t i = num / (2 * minor) + 1;
+        int64_t i = draw_floordiv(2 * major, khi + 1, -major - 1, 2 * minor, &rem) + 1;
         if (i < i1)
             i1 = i;
     }
     if (i0 >= i1)
         return;
-    int64_t k = (2 * minor * i0 + major) / (2 * major);
+    int64_t k = draw_floordiv(2 * minor, i0, major, 2 * major, &rem);
     int64_t m = m0 + ms * i0, nn = n0 + ns * k;
     int64_t bm0 = m, bn0 = nn;
     int bpp = t->bpp;
@@ -416,44 +434,78 @@ int draw_points(draw_target *t, const double *xy, ptrdiff_t n, const uint32_t *c
     return 0;
 }
 
-int draw_line(draw_target *t, double x0, double y0, double x1, double y1, int width)
+/* Segments are not clamped point by point (that bends them): a 1-pixel segment keeps
+ * Pillow's pixels for endpoints anywhere in Pillow's int range (the walk starts where
+ * the clip begins, exactly), a wide one up to DRAW_WIDE_EXACT (its corners stay ints).
+ * Farther segments are first cut, in double, to the clip rectangle grown by a margin the
+ * line cannot reach across, so what shows keeps its slope. */
+#define DRAW_SEGMENT_EXACT 2147483647.0
+#define DRAW_WIDE_EXACT 1073741824.0
+
+/* Segment xy as Pillow's int endpoints into c, cut first when it reaches beyond `limit`:
+ * 0, 1 when nothing of it can show, -EINVAL for NaN or infinity. */
+static int draw_segment_coords(const draw_target *t, const double *xy, double limit, double margin,
+                               int64_t *c)
+{
+    double v[4];
+    int far = 0;
+    for (int i = 0; i < 4; i++) {
+        if (!isfinite(xy[i]))
+            return -EINVAL;
+        v[i] = trunc(xy[i]);
+        far |= fabs(v[i]) > limit;
+    }
+    if (far) {
+        double cut[4];
+        const double box[4] = {t->cx0 - margin, t->cy0 - margin, t->cx1 + margin, t->cy1 + margin};
+        if (!draw_cut_segment(xy, box, cut))
+            return 1;
+        for (int i = 0; i < 4; i++)
+            v[i] = trunc(cut[i]);
+    }
+    for (int i = 0; i < 4; i++)
+        c[i] = (int64_t)v[i];
+    return 0;
+}
+
+/* One segment of a line; `last` draws its end pixel too (1-pixel lines). */
+static int draw_line_segment(draw_target *t, const double *xy, int width, int last)
 {
     int64_t c[4];
-    double xy[4] = {x0, y0, x1, y1};
-    if (draw_coords(xy, c, 4) < 0)
-        return -EINVAL;
     if (width <= 1) {
-        draw_segment(t, c[0], c[1], c[2], c[3]);
-        draw_pixel(t, c[2], c[3]);
-        return 0;
+        int rc = draw_segment_coords(t, xy, DRAW_SEGMENT_EXACT, 2, c);
+        if (rc == 0) {
+            draw_segment(t, c[0], c[1], c[2], c[3]);
+            if (last && fabs(xy[2]) <= DRAW_SEGMENT_EXACT && fabs(xy[3]) <= DRAW_SEGMENT_EXACT)
+                draw_pixel(t, c[2], c[3]);
+        }
+        return rc < 0 ? rc : 0;
     }
+    int rc = draw_segment_coords(t, xy, DRAW_WIDE_EXACT, (double)width + 2, c);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
     return draw_wide_segment(t, c[0], c[1], c[2], c[3], width);
+}
+
+int draw_line(draw_target *t, double x0, double y0, double x1, double y1, int width)
+{
+    double xy[4] = {x0, y0, x1, y1};
+    return draw_line_segment(t, xy, width, 1);
 }
 
 /* A connected line through n points, as ImageDraw.line draws it. */
 int draw_polyline(draw_target *t, const double *xy, ptrdiff_t n, int width)
 {
-    int64_t prev[2], cur[2] = {0, 0};
     if (n <= 0)
         return 0;
     for (ptrdiff_t i = 0; i < 2 * n; i++)
         if (!isfinite(xy[i]))
             return -EINVAL;
-    draw_coords(xy, prev, 2);
-    for (ptrdiff_t i = 1; i < n; i++) {
-        draw_coords(xy + 2 * i, cur, 2);
-        if (width <= 1) {
-            draw_segment(t, prev[0], prev[1], cur[0], cur[1]);
-        } else {
-            int rc = draw_wide_segment(t, prev[0], prev[1], cur[0], cur[1], width);
-            if (rc < 0)
-                return rc;
-        }
-        prev[0] = cur[0];
-        prev[1] = cur[1];
+    for (ptrdiff_t i = 0; i + 1 < n; i++) { /* (one point draws nothing, as in Pillow) */
+        int rc = draw_line_segment(t, xy + 2 * i, width, i + 2 == n);
+        if (rc < 0)
+            return rc;
     }
-    if (width <= 1 && n > 1)
-        draw_pixel(t, prev[0], prev[1]);
     return 0;
 }
 

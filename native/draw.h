@@ -146,6 +146,52 @@ static inline void draw_norm_angles(float *al, float *ar)
     }
 }
 
+/* The part of segment xy (x0, y0, x1, y1, any finite doubles) inside box (x0, y0, x1,
+ * y1) into out, or 0 when none of it is: far-away segments are cut to what can show
+ * (draw.c, smooth.c) rather than clamped point by point, which would bend them. Computed
+ * on halves, so that no difference overflows; a cut end lies exactly on its side. */
+static inline int draw_cut_segment(const double *xy, const double *box, double *out)
+{
+    const double h[2] = {xy[0] * 0.5, xy[1] * 0.5}, d[2] = {xy[2] * 0.5 - h[0], xy[3] * 0.5 - h[1]};
+    const double lo[2] = {box[0], box[1]}, hi[2] = {box[2], box[3]};
+    double t0 = 0, t1 = 1;
+    int k0 = -1, k1 = -1; /* the axis whose side cut each end */
+    double b0 = 0, b1 = 0;
+    for (int k = 0; k < 2; k++) {
+        if (d[k] == 0) {
+            if (h[k] < lo[k] * 0.5 || h[k] > hi[k] * 0.5)
+                return 0;
+            continue;
+        }
+        double ta = (lo[k] * 0.5 - h[k]) / d[k], tb = (hi[k] * 0.5 - h[k]) / d[k];
+        double ba = lo[k], bb = hi[k];
+        if (ta > tb) {
+            double s = ta;
+            ta = tb, tb = s, s = ba, ba = bb, bb = s;
+        }
+        if (ta > t0)
+            t0 = ta, k0 = k, b0 = ba;
+        if (tb < t1)
+            t1 = tb, k1 = k, b1 = bb;
+    }
+    if (!(t0 <= t1))
+        return 0;
+    out[0] = xy[0], out[1] = xy[1], out[2] = xy[2], out[3] = xy[3];
+    /* A cut end lies on the side that cut it, exactly; its other coordinate j on the
+     * line, as intercept + slope * side: the intercept keeps what the side adds where
+     * the ends are so far that `side - end` would lose it. */
+    for (int end = 0; end < 2; end++) {
+        const int k = end ? k1 : k0;
+        if (k < 0)
+            continue;
+        const int j = 1 - k;
+        const double slope = d[j] / d[k], b = end ? b1 : b0;
+        out[2 * end + k] = b;
+        out[2 * end + j] = (xy[j] - slope * xy[k]) + slope * b;
+    }
+    return 1;
+}
+
 int draw_point(draw_target *t, double x, double y);
 int draw_points(draw_target *t, const double *xy, ptrdiff_t n, const uint32_t *colors);
 int draw_line(draw_target *t, double x0, double y0, double x1, double y1, int width);

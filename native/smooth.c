@@ -23,7 +23,8 @@
 #include "smooth.h"
 #include <stdlib.h>
 
-static void smooth_acc_init(smooth_acc *a, const draw_target *t)
+/* An empty accumulator for the paint's rows of the clip. */
+static void smooth_acc_init(smooth_acc *a, const smooth_paint *p)
 {
     a->edges = a->local;
     a->n = 0;
@@ -33,10 +34,12 @@ static void smooth_acc_init(smooth_acc *a, const draw_target *t)
     a->left = INFINITY;
     a->right = -INFINITY;
     a->bottom = -INFINITY;
-    a->cx0 = t->cx0;
-    a->cy0 = t->cy0;
-    a->cx1 = t->cx1;
-    a->cy1 = t->cy1;
+    a->cx0 = p->t->cx0;
+    a->cy0 = p->cy0;
+    a->cx1 = p->t->cx1;
+    a->cy1 = p->cy1;
+    a->clip_top = p->t->cy0;
+    a->clip_bottom = p->t->cy1;
 }
 
 static void smooth_acc_free(smooth_acc *a)
@@ -185,6 +188,28 @@ static void smooth_band(smooth_acc *a, double x0, double y0, double x1, double y
     smooth_poly(a, q, 4);
 }
 
+/* A segment of a line of width w: its band, where it can show. A far-away segment is cut
+ * to the rows and columns it can reach (its butt ends then lie where nothing shows, and
+ * the slope stays); one that cannot reach them adds no edges at all. */
+static void smooth_segment(smooth_acc *a, double x0, double y0, double x1, double y1, double w)
+{
+    const double m = w * 0.5 + 2;
+    if ((y0 < a->cy0 - m && y1 < a->cy0 - m) || (y0 > a->cy1 + m && y1 > a->cy1 + m) ||
+        (x0 > a->cx1 + m && x1 > a->cx1 + m))
+        return; /* outside this band (left of the clip still counts: its edges cancel) */
+    /* cut to the whole clip, not the band: each band then cuts a segment alike */
+    const double box[4] = {a->cx0 - m, a->clip_top - m, a->cx1 + m, a->clip_bottom + m};
+    if (x0 < box[0] || y0 < box[1] || x0 > box[2] || y0 > box[3] || x1 < box[0] || y1 < box[1] ||
+        x1 > box[2] || y1 > box[3]) {
+        const double xy[4] = {x0, y0, x1, y1};
+        double cut[4];
+        if (!draw_cut_segment(xy, box, cut))
+            return;
+        x0 = cut[0], y0 = cut[1], x1 = cut[2], y1 = cut[3];
+    }
+    smooth_band(a, x0, y0, x1, y1, w);
+}
+
 /* Steps for a full turn of an ellipse with the larger radius rmax. */
 static int smooth_steps(double rmax)
 {
@@ -254,11 +279,11 @@ static void smooth_ellipse_contour(smooth_acc *a, double cx, double cy, double r
 
 /* What every shape starts with: its paint (colour checked) and an empty accumulator. */
 static int smooth_begin(smooth_paint *p, smooth_acc *acc, const draw_target *t, const convert_format *f,
-                        uint8_t *mask, int r, int g, int b, int a, uint32_t exact)
+                        uint8_t *mask, int r, int g, int b, int a, uint32_t exact, int row0, int row1)
 {
-    int rc = smooth_paint_init(p, t, f, mask, r, g, b, a, exact);
+    int rc = smooth_paint_init(p, t, f, mask, r, g, b, a, exact, row0, row1);
     if (rc == 0)
-        smooth_acc_init(acc, t);
+        smooth_acc_init(acc, p);
     return rc;
 }
 
@@ -266,7 +291,7 @@ static int smooth_begin(smooth_paint *p, smooth_acc *acc, const draw_target *t, 
 
 #define SMOOTH_PAINT_ARGS                                                                                    \
     draw_target *t, const convert_format *f, uint8_t *mask, int r, int g, int b, int a, uint32_t exact,      \
-        int32_t *box
+        int32_t *box, int row0, int row1
 
 int smooth_line(SMOOTH_PAINT_ARGS, double x0, double y0, double x1, double y1, double w)
 {
@@ -275,11 +300,10 @@ int smooth_line(SMOOTH_PAINT_ARGS, double x0, double y0, double x1, double y1, d
         return -EINVAL;
     smooth_paint p;
     smooth_acc acc;
-    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact);
+    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact, row0, row1);
     if (rc < 0)
         return rc;
-    smooth_band(&acc, smooth_clamp(x0), smooth_clamp(y0), smooth_clamp(x1), smooth_clamp(y1),
-                smooth_clamp(w));
+    smooth_segment(&acc, x0, y0, x1, y1, smooth_clamp(w));
     return smooth_finish(&acc, &p, t, box);
 }
 
@@ -290,15 +314,16 @@ int smooth_polyline(SMOOTH_PAINT_ARGS, const double *xy, ptrdiff_t n, double w, 
         return -EINVAL;
     smooth_paint p;
     smooth_acc acc;
-    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact);
+    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact, row0, row1);
     if (rc < 0)
         return rc;
     w = smooth_clamp(w);
+    const double m = w * 0.5 + 1; /* a joint further than this from the clip cannot show */
     for (ptrdiff_t i = 0; i + 1 < n; i++) {
-        double x0 = smooth_clamp(xy[2 * i]), y0 = smooth_clamp(xy[2 * i + 1]);
-        double x1 = smooth_clamp(xy[2 * i + 2]), y1 = smooth_clamp(xy[2 * i + 3]);
-        smooth_band(&acc, x0, y0, x1, y1, w);
-        if (curve && i > 0 && w > 0)
+        double x0 = xy[2 * i], y0 = xy[2 * i + 1];
+        smooth_segment(&acc, x0, y0, xy[2 * i + 2], xy[2 * i + 3], w);
+        if (curve && i > 0 && w > 0 && x0 > acc.cx0 - m && x0 < acc.cx1 + m && y0 > acc.cy0 - m &&
+            y0 < acc.cy1 + m)
             smooth_ellipse_contour(&acc, x0, y0, w * 0.5, w * 0.5, 1);
     }
     return smooth_finish(&acc, &p, t, box);
@@ -311,12 +336,12 @@ int smooth_lines(SMOOTH_PAINT_ARGS, const double *xy, ptrdiff_t n, double w)
         return -EINVAL;
     smooth_paint p;
     smooth_acc acc;
-    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact);
+    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact, row0, row1);
     if (rc < 0)
         return rc;
+    w = smooth_clamp(w);
     for (ptrdiff_t i = 0; i < n; i++)
-        smooth_band(&acc, smooth_clamp(xy[4 * i]), smooth_clamp(xy[4 * i + 1]), smooth_clamp(xy[4 * i + 2]),
-                    smooth_clamp(xy[4 * i + 3]), smooth_clamp(w));
+        smooth_segment(&acc, xy[4 * i], xy[4 * i + 1], xy[4 * i + 2], xy[4 * i + 3], w);
     return smooth_finish(&acc, &p, t, box);
 }
 
@@ -361,7 +386,7 @@ int smooth_polygon(SMOOTH_PAINT_ARGS, const double *xy, ptrdiff_t n, double w)
         return -EINVAL;
     smooth_paint p;
     smooth_acc acc;
-    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact);
+    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact, row0, row1);
     if (rc < 0)
         return rc;
     p.evenodd = 1;
@@ -479,7 +504,7 @@ int smooth_ellipse(SMOOTH_PAINT_ARGS, double cx, double cy, double rx, double ry
         return -EINVAL;
     smooth_paint p;
     smooth_acc acc;
-    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact);
+    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact, row0, row1);
     if (rc < 0)
         return rc;
     cx = smooth_clamp(cx), cy = smooth_clamp(cy), rx = smooth_clamp(rx), ry = smooth_clamp(ry),
@@ -569,7 +594,7 @@ int smooth_rounded_rect(SMOOTH_PAINT_ARGS, double x0, double y0, double x1, doub
         return -EINVAL;
     smooth_paint p;
     smooth_acc acc;
-    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact);
+    int rc = smooth_begin(&p, &acc, t, f, mask, r, g, b, a, exact, row0, row1);
     if (rc < 0)
         return rc;
     x0 = smooth_clamp(x0), y0 = smooth_clamp(y0), x1 = smooth_clamp(x1), y1 = smooth_clamp(y1);

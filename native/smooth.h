@@ -31,8 +31,9 @@ typedef struct {
     int failed;         /* out of memory */
     double top, bottom; /* the rows the edges span */
     double left, right; /* and the columns */
-    /* the clip rectangle, [cx0, cx1) x [cy0, cy1) */
+    /* the clip rectangle, [cx0, cx1) x [cy0, cy1) (rows: those of this band) */
     int cx0, cy0, cx1, cy1;
+    int clip_top, clip_bottom; /* the clip's rows: every band cuts far segments alike */
 } smooth_acc;
 
 enum { SMOOTH_MASK, SMOOTH_X8888, SMOOTH_565, SMOOTH_OTHER };
@@ -56,31 +57,35 @@ typedef struct {
     const draw_target *t;
     uint8_t *mask; /* SMOOTH_MASK: over the clip rectangle, cx1 - cx0 bytes a row */
     int evenodd;
+    int cy0, cy1;           /* the rows drawn: the clip's, or a band of them */
     int bx0, by0, bx1, by1; /* what was written, exclusive end */
 } smooth_paint;
 
 /* The paint of colour (r, g, b, a), `exact` its packed value, blended in format f, or
- * coverage written into mask: 0, or -EINVAL for a colour or format it cannot take. */
+ * coverage written into mask, in rows [row0, row1) of the clip: 0, or -EINVAL for a
+ * colour or format it cannot take. */
 int smooth_paint_init(smooth_paint *p, const draw_target *t, const convert_format *f, uint8_t *mask, int r,
-                      int g, int b, int a, uint32_t exact);
+                      int g, int b, int a, uint32_t exact, int row0, int row1);
 /* Scan the accumulated edges into pixels: 0, -ENOMEM. */
 int smooth_render(smooth_acc *a, smooth_paint *p);
 /* A filled ellipse, or the ring between it and an inner one (ix, iy > 0): 0, -ENOMEM. */
 int smooth_fill_ellipse(smooth_paint *p, double cx, double cy, double rx, double ry, double ix, double iy);
 
 int smooth_line(draw_target *t, const convert_format *f, uint8_t *mask, int r, int g, int b, int a,
-                uint32_t exact, int32_t *box, double x0, double y0, double x1, double y1, double w);
+                uint32_t exact, int32_t *box, int row0, int row1, double x0, double y0, double x1, double y1,
+                double w);
 int smooth_polyline(draw_target *t, const convert_format *f, uint8_t *mask, int r, int g, int b, int a,
-                    uint32_t exact, int32_t *box, const double *xy, ptrdiff_t n, double w, int curve);
+                    uint32_t exact, int32_t *box, int row0, int row1, const double *xy, ptrdiff_t n, double w,
+                    int curve);
 int smooth_lines(draw_target *t, const convert_format *f, uint8_t *mask, int r, int g, int b, int a,
-                 uint32_t exact, int32_t *box, const double *xy, ptrdiff_t n, double w);
+                 uint32_t exact, int32_t *box, int row0, int row1, const double *xy, ptrdiff_t n, double w);
 int smooth_polygon(draw_target *t, const convert_format *f, uint8_t *mask, int r, int g, int b, int a,
-                   uint32_t exact, int32_t *box, const double *xy, ptrdiff_t n, double w);
+                   uint32_t exact, int32_t *box, int row0, int row1, const double *xy, ptrdiff_t n, double w);
 int smooth_ellipse(draw_target *t, const convert_format *f, uint8_t *mask, int r, int g, int b, int a,
-                   uint32_t exact, int32_t *box, double cx, double cy, double rx, double ry, double start,
-                   double end, int kind, double w);
+                   uint32_t exact, int32_t *box, int row0, int row1, double cx, double cy, double rx,
+                   double ry, double start, double end, int kind, double w);
 int smooth_rounded_rect(draw_target *t, const convert_format *f, uint8_t *mask, int r, int g, int b, int a,
-                        uint32_t exact, int32_t *box, double x0, double y0, double x1, double y1, double rad,
-                        int corners, double w);
+                        uint32_t exact, int32_t *box, int row0, int row1, double x0, double y0, double x1,
+                        double y1, double rad, int corners, double w);
 
 #endif

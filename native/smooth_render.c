@@ -318,6 +318,46 @@ static inline void smooth_add_range(int32_t *ranges, ptrdiff_t *n, int i0, int i
     ranges[2 * j + 1] = i1;
 }
 
+static int smooth_range_cmp(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Put a row's n column ranges (appended as the edges came) in order of their start, for
+ * the sweep; returns how many there are then. A few are sorted in place; so many that
+ * they cover the row's cells several times over become one range from the first column
+ * to the last (the sweep reads each cell once either way, and a cell no edge touched
+ * gives the same pixel as the span it would have been part of): a long polyline's rows
+ * cost what their cells and edges cost, never the square of their edges. */
+static ptrdiff_t smooth_order_ranges(int32_t *ranges, ptrdiff_t n, ptrdiff_t width)
+{
+    if (n <= 16) {
+        for (ptrdiff_t i = 1; i < n; i++) {
+            int32_t i0 = ranges[2 * i], i1 = ranges[2 * i + 1];
+            ptrdiff_t j = i;
+            for (; j > 0 && ranges[2 * j - 2] > i0; j--) {
+                ranges[2 * j] = ranges[2 * j - 2];
+                ranges[2 * j + 1] = ranges[2 * j - 1];
+            }
+            ranges[2 * j] = i0;
+            ranges[2 * j + 1] = i1;
+        }
+        return n;
+    }
+    if (n * 8 > width) {
+        int32_t lo = ranges[0], hi = ranges[1];
+        for (ptrdiff_t i = 1; i < n; i++) {
+            lo = ranges[2 * i] < lo ? ranges[2 * i] : lo;
+            hi = ranges[2 * i + 1] > hi ? ranges[2 * i + 1] : hi;
+        }
+        ranges[0] = lo, ranges[1] = hi;
+        return 1;
+    }
+    qsort(ranges, (size_t)n, 2 * sizeof *ranges, smooth_range_cmp);
+    return n;
+}
+
 /* Zero the cells of columns [left, right] (clip coordinates, inside the clip's columns):
  * all a shape within them can touch, and the sweep leaves them zero again. */
 static void smooth_zero_cells(float *cover, float *area, int cx0, int cx1, double left, double right)
@@ -345,16 +385,17 @@ FBGFX_HOT int smooth_render(smooth_acc *a, smooth_paint *p)
     const smooth_ink ink = p->ink;
     const int evenodd = p->evenodd;
     const ptrdiff_t rows = (ptrdiff_t)r1 - r0, width = (ptrdiff_t)cx1 - cx0 + 1;
-    int32_t local_head[256], local_active[128], local_ranges[2 * 128];
+    int32_t local_head[256], local_active[2][128], local_ranges[2 * 128];
     float local_cells[2 * 1024];
     uint8_t local_alphas[1024];
     int32_t *head = rows <= 256 ? local_head : malloc((size_t)rows * sizeof *head);
-    int32_t *active = a->n <= 128 ? local_active : malloc((size_t)a->n * sizeof *active);
+    int32_t *const lists = a->n <= 128 ? local_active[0] : malloc((size_t)a->n * 2 * sizeof *lists);
+    int32_t *active = lists, *spare = lists == local_active[0] ? local_active[1] : lists + a->n;
     int32_t *ranges = a->n <= 128 ? local_ranges : malloc((size_t)a->n * 2 * sizeof *ranges);
     float *cover = width <= 1024 ? local_cells : calloc((size_t)width * 2, sizeof *cover);
     uint8_t *alphas = width <= 1024 ? local_alphas : malloc((size_t)width);
     int rc = 0;
-    if (!head || !active || !ranges || !cover || !alphas) {
+    if (!head || !lists || !ranges || !cover || !alphas) {
         rc = -ENOMEM;
         goto done;
     }
@@ -371,33 +412,46 @@ FBGFX_HOT int smooth_render(smooth_acc *a, smooth_paint *p)
     ptrdiff_t nactive = 0;
     for (ptrdiff_t r = 0; r < rows; r++) {
         const int y = (int)(r0 + r);
-        for (int32_t i = head[r]; i >= 0; i = a->edges[i].next)
-            active[nactive++] = i;
-        /* each active edge's piece in this row */
-        ptrdiff_t nranges = 0;
-        for (ptrdiff_t k = 0; k < nactive;) {
-            const smooth_edge_t *e = &a->edges[active[k]];
-            if (e->bottom <= y) {
-                active[k] = active[--nactive];
+        /* the row's edges in the order they were added: the active ones still going and
+         * those starting here, merged. Each cell's pieces then add up in the same order
+         * whichever band of rows the row is drawn in, and so round alike. */
+        ptrdiff_t m = 0, k = 0;
+        for (int32_t fresh = head[r]; k < nactive || fresh >= 0;) {
+            int32_t i;
+            if (fresh >= 0 && (k >= nactive || fresh < active[k])) {
+                i = fresh;
+                fresh = a->edges[fresh].next;
+            } else if (a->edges[i = active[k++]].bottom <= y) {
                 continue;
             }
+            spare[m++] = i;
+        }
+        int32_t *swap = active;
+        active = spare, spare = swap, nactive = m;
+        /* each active edge's piece in this row */
+        ptrdiff_t nranges = 0;
+        for (k = 0; k < nactive; k++) {
+            const smooth_edge_t *e = &a->edges[active[k]];
             double ya = e->top > y ? e->top : y, yb = e->bottom < y + 1 ? e->bottom : y + 1;
             double xa = e->x0 + (ya - e->y0) * e->dxdy, xb = e->x0 + (yb - e->y0) * e->dxdy;
             xa = xa < cx0 ? cx0 : xa > cx1 ? cx1 : xa;
             xb = xb < cx0 ? cx0 : xb > cx1 ? cx1 : xb;
             int i0, i1;
             smooth_piece(cover, area, cx0, cx1, xa, xb, (yb - ya) * e->dir, &i0, &i1);
-            if (i0 <= i1)
-                smooth_add_range(ranges, &nranges, i0, i1);
-            k++;
+            if (i0 <= i1) {
+                ranges[2 * nranges] = i0;
+                ranges[2 * nranges + 1] = i1;
+                nranges++;
+            }
         }
+        nranges = smooth_order_ranges(ranges, nranges, width);
         smooth_sweep(p, ink, evenodd, y, y + 1 < r1, cx0, cx1, cover, area, ranges, nranges, alphas);
     }
 done:
     if (head != local_head)
         free(head);
-    if (active != local_active)
-        free(active);
+    if (lists != local_active[0])
+        free(lists);
     if (ranges != local_ranges)
         free(ranges);
     if (cover != local_cells)
@@ -508,7 +562,7 @@ FBGFX_HOT int smooth_fill_ellipse(smooth_paint *p, double cx, double cy, double 
 {
     const draw_target *t = p->t;
     const int cx0 = t->cx0, cx1 = t->cx1;
-    double top = cy - ry > t->cy0 ? cy - ry : t->cy0, bottom = cy + ry < t->cy1 ? cy + ry : t->cy1;
+    double top = cy - ry > p->cy0 ? cy - ry : p->cy0, bottom = cy + ry < p->cy1 ? cy + ry : p->cy1;
     if (!(top < bottom) || cx0 >= cx1 || cx - rx >= cx1 || cx + rx <= cx0)
         return 0;
     const int inner = ix > 0 && iy > 0;
@@ -558,7 +612,7 @@ FBGFX_HOT int smooth_fill_ellipse(smooth_paint *p, double cx, double cy, double 
 }
 
 int smooth_paint_init(smooth_paint *p, const draw_target *t, const convert_format *f, uint8_t *mask, int r,
-                      int g, int b, int a, uint32_t exact)
+                      int g, int b, int a, uint32_t exact, int row0, int row1)
 {
     if ((unsigned)r > 255 || (unsigned)g > 255 || (unsigned)b > 255 || (unsigned)a > 255)
         return -EINVAL;
@@ -566,6 +620,8 @@ int smooth_paint_init(smooth_paint *p, const draw_target *t, const convert_forma
     p->t = t;
     p->mask = mask;
     p->evenodd = 0;
+    p->cy0 = row0 > t->cy0 ? row0 : t->cy0;
+    p->cy1 = row1 < t->cy1 ? row1 : t->cy1;
     p->bx0 = p->by0 = INT32_MAX;
     p->bx1 = p->by1 = INT32_MIN;
     k->f = f;

@@ -36,7 +36,12 @@ class BatchDrawing(_Base):
     """``lines``, ``rectangles``, ``ellipses`` and ``points``."""
 
     def _batch(self, array: Any, cols: int, what: str) -> np.ndarray:
-        a = np.ascontiguousarray(array, dtype=np.float64)
+        given = np.asarray(array)
+        if given.dtype.kind in "USO" and (
+            given.dtype.kind != "O" or any(isinstance(v, (str, bytes)) for v in given.flat)
+        ):  # NumPy would read "1" as 1.0
+            raise TypeError(f"{what}: coordinates must be numbers, got an array of {given.dtype}")
+        a = np.ascontiguousarray(given, dtype=np.float64)
         if a.ndim != 2 or a.shape[1] != cols:
             raise ValueError(f"{what}: expected an (n, {cols}) array, got shape {a.shape}")
         return a

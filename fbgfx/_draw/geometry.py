@@ -24,6 +24,8 @@ __all__ = [
     "check_width",
     "clip_segment",
     "flat",
+    "int_box",
+    "number",
 ]
 
 #: Types taken as plain coordinates without conversion (the fast paths test ``type(v) in NUMBERS``).
@@ -67,15 +69,45 @@ def flat(xy: Coords, what: str = "xy") -> Flat:
             elif isinstance(p, (tuple, list, np.ndarray)):
                 if len(p) != 2:
                     raise ValueError(f"{what}: points must be (x, y) pairs, got {p!r}")
-                out.append(float(p[0]))
-                out.append(float(p[1]))
+                out.append(number(p[0], what))
+                out.append(number(p[1], what))
             else:
-                out.append(float(p))
+                out.append(number(p, what))
+    except _Text:
+        raise
     except TypeError:
         raise TypeError(f"{what}: expected [(x0, y0), (x1, y1), ...] or [x0, y0, x1, y1, ...], got {xy!r}") from None
     if len(out) % 2:
         raise ValueError(f"{what}: odd number of coordinates")
     return out
+
+
+class _Text(TypeError):
+    """Text where a coordinate was expected (its message names the call)."""
+
+
+def number(v: Any, what: str) -> float:
+    """A coordinate as a float: text is refused (``float("1")`` would take it).
+
+    Raises:
+        TypeError: Text, or not a number.
+    """
+    if isinstance(v, (str, bytes)):
+        raise _Text(f"{what}: coordinates must be numbers, got {v!r}")
+    return float(v)
+
+
+def int_box(xy: Coords, what: str) -> tuple[int, int, int, int]:
+    """A two-point box as four ints (a clip or subsurface rectangle).
+
+    Raises:
+        ValueError: NaN or infinity.
+        TypeError: Not exactly two points.
+    """
+    x0, y0, x1, y1 = (number(v, what) for v in box(xy, what))
+    if not (math.isfinite(x0) and math.isfinite(y0) and math.isfinite(x1) and math.isfinite(y1)):
+        raise ValueError(f"{what}: coordinates must be finite numbers, got {(x0, y0, x1, y1)!r}")
+    return int(x0), int(y0), int(x1), int(y1)
 
 
 def box(xy: Coords, what: str = "xy") -> Sequence[float] | np.ndarray:

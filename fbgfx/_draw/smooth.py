@@ -31,13 +31,20 @@ from typing import Any, Callable
 import numpy as np
 
 from .._ffi import ffi, lib
-from .geometry import Coords, flat
+from .geometry import Coords, flat, number
 from .geometry import box as box_of
 
-__all__ = ["Call", "arc", "circle", "ellipse", "line", "lines", "polygon", "rounded_rectangle"]
+__all__ = ["Call", "arc", "bands", "circle", "ellipse", "line", "lines", "polygon", "rounded_rectangle"]
 
 #: A kernel and its shape arguments (after the paint arguments the Surface adds).
 Call = tuple[Callable[..., int], tuple[Any, ...]]
+
+#: Shapes of more points than this are drawn in up to BANDS bands of rows, one kernel
+#: call each: the interpreter sees Ctrl-C between two (a kernel runs without the GIL),
+#: and the rows of each pixel are covered by exactly one call, so the pixels are the same.
+BAND_POINTS = 4096
+BANDS = 16
+_ALL_ROWS = ((-(1 << 31), (1 << 31) - 1),)
 
 _ELLIPSE, _ARC, _CHORD, _PIE = 0, 1, 2, 3
 _CUTS = {"arc": _ARC, "chord": _CHORD, "pieslice": _PIE}
@@ -63,6 +70,17 @@ def width(w: Any, what: str) -> float:
     return v
 
 
+def bands(call: Call, top: int, bottom: int) -> Sequence[tuple[int, int]]:
+    """The bands of rows [row0, row1) that ``call`` is drawn in, clip rows ``top`` to ``bottom``."""
+    fn, args = call
+    rows = bottom - top
+    if fn not in _MANY or args[1] <= BAND_POINTS or rows < 2:
+        return _ALL_ROWS
+    k = min(BANDS, rows)
+    edges = [top + rows * i // k for i in range(k + 1)]
+    return list(zip(edges, edges[1:]))
+
+
 def _points(xy: Coords, what: str) -> Any:
     """Points moved onto the pixel centres, as C reads them (a list of floats, which
     cffi copies into a C array for the call, or an array's memory)."""
@@ -74,7 +92,7 @@ def _points(xy: Coords, what: str) -> Any:
 
 def line(xy: Coords, w: float, joint: str | None) -> Call | None:
     """A line or connected segments of width ``w``; None when there is nothing to draw."""
-    if len(xy) == 4 and type(xy[0]) in (int, float):
+    if len(xy) == 4 and all(type(v) in (int, float) for v in xy):
         x0, y0, x1, y1 = xy
         return lib.smooth_line, (x0 + 0.5, y0 + 0.5, x1 + 0.5, y1 + 0.5, w)
     a = _points(xy, "line")
@@ -98,9 +116,11 @@ def polygon(xy: Coords, w: float) -> Call:
     return lib.smooth_polygon, (a, len(a) // 2, w)
 
 
-def _ellipse_of(xy: Coords) -> tuple[float, float, float, float]:
+def _ellipse_of(xy: Coords, what: str) -> tuple[float, float, float, float]:
     """Centre and radii of the ellipse inscribed in a Pillow box."""
-    x0, y0, x1, y1 = (float(v) for v in box_of(xy))
+    x0, y0, x1, y1 = (number(v, what) for v in box_of(xy, what))
+    if not (math.isfinite(x0) and math.isfinite(y0) and math.isfinite(x1) and math.isfinite(y1)):
+        raise ValueError(f"{what}: coordinates must be finite numbers (no NaN or infinity)")
     if x1 < x0:
         raise ValueError("x1 must be greater than or equal to x0")
     if y1 < y0:
@@ -110,31 +130,37 @@ def _ellipse_of(xy: Coords) -> tuple[float, float, float, float]:
 
 def ellipse(xy: Coords, w: float) -> Call:
     """An ellipse by its box, filled (``w`` 0) or outlined."""
-    cx, cy, rx, ry = _ellipse_of(xy)
+    cx, cy, rx, ry = _ellipse_of(xy, "ellipse")
     return lib.smooth_ellipse, (cx, cy, rx, ry, 0.0, 360.0, _ELLIPSE, w)
 
 
 def circle(xy: Sequence[float], radius: float, w: float) -> Call:
     """A circle by its centre pixel and radius."""
-    x, y = xy
-    r = float(radius)
-    if r < 0:
-        raise ValueError("circle: radius must be >= 0")
+    x, y = number(xy[0], "circle"), number(xy[1], "circle")
+    r = number(radius, "circle")
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise ValueError("circle: coordinates must be finite numbers (no NaN or infinity)")
+    if not (math.isfinite(r) and r >= 0):
+        raise ValueError(f"circle: radius must be a finite number >= 0, got {radius!r}")
     return lib.smooth_ellipse, (float(x) + 0.5, float(y) + 0.5, r, r, 0.0, 360.0, _ELLIPSE, w)
 
 
 def arc(kind: str, xy: Coords, start: float, end: float, w: float) -> Call:
     """An arc, chord or pie slice (``kind``) of the ellipse in ``xy``."""
-    cx, cy, rx, ry = _ellipse_of(xy)
+    cx, cy, rx, ry = _ellipse_of(xy, kind)
     return lib.smooth_ellipse, (cx, cy, rx, ry, start, end, _CUTS[kind], w)
 
 
 def rounded_rectangle(xy: Coords, radius: float, w: float, corners: Sequence[bool] | None) -> Call:
     """A rectangle with rounded corners, filled or outlined."""
-    x0, y0, x1, y1 = (float(v) for v in box_of(xy))
+    x0, y0, x1, y1 = (number(v, "rounded_rectangle") for v in box_of(xy, "rounded_rectangle"))
     if x1 < x0:
         x0, x1 = x1, x0
     if y1 < y0:
         y0, y1 = y1, y0
     bits = 15 if corners is None else sum(1 << i for i, c in enumerate(tuple(corners)[:4]) if c)
     return lib.smooth_rounded_rect, (x0, y0, x1 + 1, y1 + 1, float(radius), bits, w)
+
+
+# the kernels that take many points (their count after the first argument)
+_MANY = (lib.smooth_polyline, lib.smooth_polygon, lib.smooth_lines)
