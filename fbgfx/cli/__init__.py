@@ -1,5 +1,5 @@
 """``fbgfx``: everyday framebuffer tools (info, show, play, grab, mode, demo, touch, serve,
-mirror, idle).
+mirror, idle, bench).
 
 Run ``python -m fbgfx --help`` or ``fbgfx COMMAND --help``. Every command takes
 ``-d/--device`` (``/dev/fbN``, ``N`` or ``virtual:WxH[:FORMAT]``; default
@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from .. import __version__
-from . import demo, grab, idle, info, mirror, mode, play, serve, show, touch
+from . import bench, demo, grab, idle, info, mirror, mode, play, serve, show, touch
 from ._command import CliError, Command, Context, describe_error
 from ._pictures import image_format
 
@@ -51,6 +51,7 @@ COMMANDS: tuple[Command, ...] = (
     serve.COMMAND,
     mirror.COMMAND,
     idle.COMMAND,
+    bench.COMMAND,
 )
 
 # Bad input, whatever layer found it: one line and exit status 2. OverflowError,
