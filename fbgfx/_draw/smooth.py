@@ -39,11 +39,13 @@ __all__ = ["Call", "arc", "bands", "circle", "ellipse", "line", "lines", "polygo
 #: A kernel and its shape arguments (after the paint arguments the Surface adds).
 Call = tuple[Callable[..., int], tuple[Any, ...]]
 
-#: Shapes of more points than this are drawn in up to BANDS bands of rows, one kernel
-#: call each: the interpreter sees Ctrl-C between two (a kernel runs without the GIL),
-#: and the rows of each pixel are covered by exactly one call, so the pixels are the same.
+#: Shapes of more points than this are drawn in bands of rows, one kernel call each:
+#: the interpreter sees Ctrl-C between two (a kernel runs without the GIL), and each
+#: row is covered by exactly one call, so the pixels are the same. BANDS of them, and
+#: more for more points (one a BAND_SHARE of points), so that a band stays short.
 BAND_POINTS = 4096
 BANDS = 16
+BAND_SHARE = 16384
 _ALL_ROWS = ((-(1 << 31), (1 << 31) - 1),)
 
 _ELLIPSE, _ARC, _CHORD, _PIE = 0, 1, 2, 3
@@ -76,7 +78,7 @@ def bands(call: Call, top: int, bottom: int) -> Sequence[tuple[int, int]]:
     rows = bottom - top
     if fn not in _MANY or args[1] <= BAND_POINTS or rows < 2:
         return _ALL_ROWS
-    k = min(BANDS, rows)
+    k = min(max(BANDS, args[1] // BAND_SHARE), rows)
     edges = [top + rows * i // k for i in range(k + 1)]
     return list(zip(edges, edges[1:]))
 
