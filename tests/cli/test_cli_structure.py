@@ -20,7 +20,7 @@ from fbgfx.screeninfo import VarScreenInfo, describe_mode
 
 def test_every_command_is_a_module_with_a_command() -> None:
     """COMMANDS lists every command (the kiosk tools after serve), each from its own module, all in the parser."""
-    names = ["info", "show", "play", "grab", "mode", "demo", "touch", "serve", "mirror", "idle"]
+    names = ["info", "show", "play", "grab", "mode", "demo", "touch", "serve", "mirror", "idle", "bench"]
     assert [c.name for c in COMMANDS] == names
     for command in COMMANDS:
         module = getattr(fbgfx.cli, command.name)

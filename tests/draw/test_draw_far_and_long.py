@@ -157,14 +157,14 @@ def _best(fn: Callable[[], Any], runs: int = 3) -> float:
 @pytest.mark.parametrize("shape", ["line", "polygon"])
 def test_smooth_polylines_cost_what_their_points_cost(shape: str) -> None:
     """antialias=True with 4,000 and 40,000 points across the picture: ten times the
-    points cost at most about ten times the time (it was quadratic: 40,000 points took
+    points cost about ten times the time, well under 100 (it was quadratic: 40,000 points took
     a thousand times the plain line's time). Least CPU time of three runs each."""
     s = fbgfx.Surface(400, 240, "XRGB8888")
     short, long = _walk(4000), _walk(40_000)
     draw = getattr(s, shape)
     t_short = _best(lambda: draw(short, fill="white", antialias=True))
     t_long = _best(lambda: draw(long, fill="white", antialias=True))
-    assert t_long < 20 * t_short, (t_short, t_long)
+    assert t_long < 30 * t_short, (t_short, t_long)  # quadratic: 100; sanitized builds: about 20
 
 
 def test_a_long_smooth_line_is_drawn_in_bands_with_the_same_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
