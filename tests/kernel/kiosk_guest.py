@@ -19,7 +19,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,10 @@ TAP = (16384, 8192)  # raw tablet position the host taps
 DEBUG_STATE = "/sys/kernel/debug/dri/0/state"
 
 # Holds a picture on /dev/fb0 until SIGTERM: a navy screen with an orange square at X,Y
-# and a white band, drawn by fbgfx in its own process (a Screen keeps the console quiet).
+# and a white band, drawn by fbgfx in its own process (a Screen keeps the console quiet),
+# and written again twice a second, as a program that animates would: qemu's bochs clears
+# its video memory whenever a CRTC is turned on (VBE enable without NOCLEARMEM), so
+# after a blank only a program that draws again shows its picture.
 HOLD = textwrap.dedent(
     """
     import signal, sys, time, fbgfx
@@ -57,8 +59,10 @@ HOLD = textwrap.dedent(
             s.rectangle((x, y, x + 399, y + 199), fill="orange")
             s.rectangle((0, 700, 1279, 739), fill="white")
         print("held", flush=True)
-        while True:
-            time.sleep(1)
+        while True:  # written again and again: qemu clears bochs' memory when a CRTC is lit
+            time.sleep(0.5)
+            screen.mark_dirty()
+            screen.flip()
     """
 )
 
@@ -118,27 +122,6 @@ def _compare_mirror(report: str) -> dict[str, Any]:
         "skipped": int(found.group(2)) if found else -1,
         "report": report.strip().splitlines()[-1] if report.strip() else "",
     }
-
-
-class _Lines:
-    """A process's stderr read by a thread, line by line (the first line says it runs)."""
-
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
-        self.lines: list[str] = []
-        self._thread = threading.Thread(target=self._read, args=(proc,), daemon=True)
-        self._thread.start()
-
-    def _read(self, proc: subprocess.Popen[str]) -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            self.lines.append(line)
-
-    def wait_for(self, text: str, timeout: float = 180) -> bool:
-        return _wait(lambda: any(text in line for line in self.lines), timeout)
-
-    def text(self) -> str:
-        self._thread.join(timeout=10)
-        return "".join(self.lines)
 
 
 def _mirror(source: str, seconds: float) -> dict[str, Any]:
@@ -215,6 +198,62 @@ def _shown(name: str) -> dict[str, Any]:
     return {"max": int(shot.max()), "orange": int(orange.sum()), "size": list(shot.shape[1::-1])}
 
 
+def _shown_when(name: str, lit: bool, timeout: float = 20) -> dict[str, Any]:
+    """The screendump once the monitor is lit (the orange shows) or black, or at the
+    timeout (qemu redraws its monitor some time after a mode set, slower under TCG)."""
+    deadline = time.monotonic() + timeout
+    tries = 0
+    while True:
+        tries += 1
+        shown = _shown(f"{name}-{tries}")
+        if (shown["orange"] > 0) == lit and (lit or shown["max"] == 0) or time.monotonic() > deadline:
+            shown["tries"] = tries
+            return shown
+        time.sleep(1)
+
+
+def _fork_cli(args: list[str], env: dict[str, str], log: Path) -> int:
+    """Run ``fbgfx ARGS`` in a forked child (fbgfx is imported already: a new Python takes
+    minutes to start under TCG on a busy machine), its stderr into ``log``."""
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 99
+        try:
+            fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 2)
+            sys.stderr = open(2, "w", closefd=False)  # the child's stderr until _exit
+            os.environ.update(env)
+            from fbgfx.cli import main
+
+            code = main(args)
+        except BaseException:  # reported in the log, then the child ends
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            sys.stderr.flush()
+            os._exit(code)
+    return pid
+
+
+def _exit_status(pid: int, timeout: float) -> int:
+    """The child's exit status (-SIGNAL when killed), waiting up to ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.05)
+    raise TimeoutError(f"fbgfx idle did not end within {timeout} s of SIGTERM")
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
 @LINK.step("idle_fbdev")
 def _idle_fbdev() -> dict[str, Any]:
     subprocess.run("mount -t debugfs none /sys/kernel/debug 2>/dev/null", shell=True)
@@ -223,21 +262,17 @@ def _idle_fbdev() -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         bl = _backlight(Path(tmp))
         level = lambda name: int((bl / name).read_text())  # noqa: E731
-        env = dict(os.environ, FBGFX_SYSFS=tmp)
-        idle = _python(
-            "-m", "fbgfx", "idle", "-d", "/dev/fb0", "--touch", tablet, "--dim-after", "1", "--off-after", "2",
-            env=env, stderr=subprocess.PIPE,
-        )  # fmt: skip
-        lines = _Lines(idle)
+        log = Path(tmp) / "idle-stderr.txt"
+        args = ["idle", "-d", "/dev/fb0", "--touch", tablet, "--dim-after", "1", "--off-after", "2"]
+        pid = _fork_cli(args, {"FBGFX_SYSFS": tmp}, log)
         second = os.open(tablet, os.O_RDONLY | os.O_NONBLOCK)
         try:
-            if not lines.wait_for("fbgfx: idle: watching"):
-                raise RuntimeError(f"fbgfx idle did not start: {lines.text()[-2000:]}")
-            out["lit_before"] = _shown("idle-lit-before")
+            if not _wait(lambda: "fbgfx: idle: watching" in _text(log), 300):
+                raise RuntimeError(f"fbgfx idle did not start: {_text(log)[-2000:]}")
+            out["lit_before"] = _shown_when("idle-lit-before", True)
             out["went_dark"] = _wait(lambda: level("bl_power") == 4, 60)
             out["dim_level"] = level("brightness")
-            time.sleep(0.5)
-            out["dark"] = _shown("idle-dark")
+            out["dark"] = _shown_when("idle-dark", False)
             out["dark_active"] = _crtc_active()
             _drain(second)
             LINK.ask(do="tap", x=TAP[0], y=TAP[1])
@@ -245,22 +280,23 @@ def _idle_fbdev() -> dict[str, Any]:
             out["woke_level"] = level("brightness")
             time.sleep(0.5)
             out["second_reader_while_dark"] = _drain(second)  # the waking tap: swallowed
-            out["lit"] = _shown("idle-lit")
+            out["lit"] = _shown_when("idle-lit", True)
             out["lit_active"] = _crtc_active()
             LINK.ask(do="tap", x=TAP[0], y=TAP[1])  # lit: this one reaches everybody
             time.sleep(0.5)
             out["second_reader_while_lit"] = _drain(second)
             out["dark_again"] = _wait(lambda: level("bl_power") == 4, 60)
-            idle.send_signal(signal.SIGTERM)
-            out["rc"] = idle.wait(60)
-            out["stderr"] = lines.text()[-2000:]
+            os.kill(pid, signal.SIGTERM)
+            out["rc"] = _exit_status(pid, 60)
+            pid = 0
+            out["stderr"] = _text(log)[-2000:]
             out["after_sigterm"] = {"bl_power": level("bl_power"), "brightness": level("brightness")}
-            time.sleep(0.5)
-            out["after_sigterm_shown"] = _shown("idle-after-sigterm")
+            out["after_sigterm_shown"] = _shown_when("idle-after-sigterm", True)
         finally:
             os.close(second)
-            if idle.poll() is None:
-                idle.kill()
+            if pid:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
     return out
 
 
@@ -275,16 +311,17 @@ def _idle_drm() -> dict[str, Any]:
         with screen.frame() as s:
             s.clear("navy")
             s.rectangle((440, 300, 839, 499), fill="orange")
-        out["lit_before"] = _shown("idle-drm-lit-before")
+        out["lit_before"] = _shown_when("idle-drm-lit-before", True)
         with Idle(fb, tablet, dim_after=0.5, off_after=1.0, backlight=False) as idle:
             out["went_dark"] = _wait(lambda: idle.state == DARK, 60)
             time.sleep(0.5)
             out["dark_active"] = _crtc_active()
-            out["dark"] = _shown("idle-drm-dark")
+            out["dark"] = _shown_when("idle-drm-dark", False)
             LINK.ask(do="tap", x=TAP[0], y=TAP[1])
             out["woke"] = _wait(lambda: idle.state == LIT, 30)
-            time.sleep(0.5)
+            screen.mark_dirty()  # drawn again: qemu cleared bochs' memory as the CRTC came on
+            screen.flip()
             out["lit_active"] = _crtc_active()
-            out["lit"] = _shown("idle-drm-lit")
+            out["lit"] = _shown_when("idle-drm-lit", True)
             out["notes"] = list(idle.notes)
     return out

@@ -68,7 +68,7 @@ def test_mirror_shows_bochs_on_vfb_scaled(kiosk_vm, step):
     assert r["distinct"] >= 3, r  # navy, orange, white (not a blank picture)
     assert r["diff"] <= 9, r
     assert r["letterbox"] == 0, r
-    assert r["mirrored"] >= 1 and r["skipped"] >= 10, r["report"]
+    assert r["mirrored"] >= 1 and r["skipped"] >= 3, r["report"]  # TCG: a few looks a second
 
 
 def test_idle_blanks_bochs_and_swallows_the_waking_tap(kiosk_vm):
