@@ -119,7 +119,7 @@ def _compare_mirror(report: str) -> dict[str, Any]:
         "letterbox": int(max(dst[:20].max(), dst[220:].max())),
         "distinct": int(len(np.unique(dst.reshape(-1, 3), axis=0))),
         "mirrored": int(found.group(1)) if found else -1,
-        "skipped": int(found.group(2)) if found else -1,
+        "still_looks": int(found.group(2)) if found else -1,
         "report": report.strip().splitlines()[-1] if report.strip() else "",
     }
 
@@ -186,8 +186,9 @@ def _drain(fd: int) -> int:
 
 
 def _crtc_active() -> list[str]:
+    """The CRTCs' ``active=`` values in the atomic state (``self_refresh_active`` left out)."""
     try:
-        return re.findall(r"active=(\d)", Path(DEBUG_STATE).read_text())
+        return re.findall(r"(?<![_a-z])active=(\d)", Path(DEBUG_STATE).read_text())
     except OSError as e:
         return [f"unreadable: {e}"]
 
@@ -263,7 +264,7 @@ def _idle_fbdev() -> dict[str, Any]:
         bl = _backlight(Path(tmp))
         level = lambda name: int((bl / name).read_text())  # noqa: E731
         log = Path(tmp) / "idle-stderr.txt"
-        args = ["idle", "-d", "/dev/fb0", "--touch", tablet, "--dim-after", "1", "--off-after", "2"]
+        args = ["idle", "-d", "/dev/fb0", "--touch", tablet, "--dim-after", "3", "--off-after", "6"]
         pid = _fork_cli(args, {"FBGFX_SYSFS": tmp}, log)
         second = os.open(tablet, os.O_RDONLY | os.O_NONBLOCK)
         try:
@@ -278,13 +279,13 @@ def _idle_fbdev() -> dict[str, Any]:
             LINK.ask(do="tap", x=TAP[0], y=TAP[1])
             out["woke"] = _wait(lambda: level("bl_power") == 0, 30)
             out["woke_level"] = level("brightness")
-            time.sleep(0.5)
+            time.sleep(0.3)
             out["second_reader_while_dark"] = _drain(second)  # the waking tap: swallowed
-            out["lit"] = _shown_when("idle-lit", True)
-            out["lit_active"] = _crtc_active()
-            LINK.ask(do="tap", x=TAP[0], y=TAP[1])  # lit: this one reaches everybody
+            LINK.ask(do="tap", x=TAP[0], y=TAP[1])  # lit (for 6 s): this one reaches everybody
             time.sleep(0.5)
             out["second_reader_while_lit"] = _drain(second)
+            out["lit"] = _shown_when("idle-lit", True)
+            out["lit_active"] = _crtc_active()
             out["dark_again"] = _wait(lambda: level("bl_power") == 4, 60)
             os.kill(pid, signal.SIGTERM)
             out["rc"] = _exit_status(pid, 60)

@@ -68,7 +68,7 @@ def test_mirror_shows_bochs_on_vfb_scaled(kiosk_vm, step):
     assert r["distinct"] >= 3, r  # navy, orange, white (not a blank picture)
     assert r["diff"] <= 9, r
     assert r["letterbox"] == 0, r
-    assert r["mirrored"] >= 1 and r["skipped"] >= 3, r["report"]  # TCG: a few looks a second
+    assert r["mirrored"] >= 1 and r["still_looks"] >= 3, r["report"]  # TCG: a few looks a second
 
 
 def test_idle_blanks_bochs_and_swallows_the_waking_tap(kiosk_vm):
@@ -78,10 +78,9 @@ def test_idle_blanks_bochs_and_swallows_the_waking_tap(kiosk_vm):
     assert r["lit_before"]["orange"] == ORANGE_AREA, r
     assert r["went_dark"] and r["dim_level"] == round(255 * 0.2), r  # dimmed first, then powered off
     assert r["dark"]["max"] == 0, r  # the monitor is black
-    assert r["dark_active"] and "1" not in r["dark_active"], r
+    assert r["dark_active"] == ["0"], r
     assert r["woke"] and r["woke_level"] == 200, r
     assert r["lit"]["orange"] == ORANGE_AREA, r
-    assert "1" in r["lit_active"], r
     assert r["second_reader_while_dark"] == 0, r
     assert r["second_reader_while_lit"] > 0, r  # the reader works: the dark tap was swallowed
 
@@ -101,7 +100,7 @@ def test_idle_turns_a_drm_crtc_off(kiosk_vm):
     assert r["lit_before"]["orange"] == ORANGE_AREA, r
     assert r["went_dark"], r
     assert r["dark"]["max"] == 0, r
-    assert "1" not in r["dark_active"], r
+    assert r["dark_active"] == ["0"], r
     assert r["woke"], r
     assert r["lit"]["orange"] == ORANGE_AREA, r
-    assert "1" in r["lit_active"], r
+    assert r["lit_active"] == ["1"], r
