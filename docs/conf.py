@@ -69,7 +69,6 @@ intersphinx_mapping = {
     "python": ("https://docs.python.org/3.11", "_inventories/python.inv"),
     "pillow": ("https://pillow.readthedocs.io/en/stable", "_inventories/pillow.inv"),
 }
-intersphinx_disabled_reftypes = ["*"]
 
 # The examples run on virtual displays, in a folder of their own with the pictures they open.
 doctest_global_setup = """
