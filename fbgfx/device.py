@@ -424,7 +424,9 @@ class Framebuffer(ClosesOnExit):
     def snapshot(self) -> Image.Image:
         """The visible page as a PIL RGB image (reads video memory: slow on some hardware)."""
         self.check()
-        return Image.fromarray(self.to_rgb(self.pixels, self.width))
+        rgb = self.to_rgb(self.pixels, self.width)
+        self.check()  # truncated while it was read (fbgfx._guard): zeros, not the picture
+        return Image.fromarray(rgb)
 
     def check(self) -> None:
         """Raise :class:`FramebufferError` when the device is closed or gone.

@@ -79,8 +79,11 @@ class FramebufferSource:
         fb = self.fb
         if fb.readonly:
             fb.refresh()
+        fb.check()  # a framebuffer file another program truncated: an error the viewers are shown
         palette = fb.palette
-        return fb.format, np.array(fb.pixels, copy=True), None if palette is None else palette.copy(), fb.width
+        native = np.array(fb.pixels, copy=True)
+        fb.check()  # truncated while it was read (fbgfx._guard: zeros, not SIGBUS)
+        return fb.format, native, None if palette is None else palette.copy(), fb.width
 
 
 class ScanoutSource:

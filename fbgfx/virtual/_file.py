@@ -35,6 +35,11 @@ from ..errors import FramebufferError
 from ..pixelformat import FORMATS, PixelFormat
 from ..screeninfo import BITFIELD_NAMES, VAR_FIELDS, Bitfield, VarScreenInfo
 from ._spec import MAX_MEMORY, MAX_SIDE, MODE_POLICIES, VirtualOptions
+from ._guard import Guard
+from ._virtual_spec import MAX_MEMORY, MAX_SIDE, MODE_POLICIES, VirtualOptions
+from .errors import FramebufferError
+from .pixelformat import FORMATS, PixelFormat
+from .screeninfo import BITFIELD_NAMES, VAR_FIELDS, Bitfield, VarScreenInfo
 
 __all__ = ["STATE_SUFFIX", "DeviceState", "FramebufferFile"]
 
@@ -92,6 +97,7 @@ class FramebufferFile:
         self.readonly = readonly
         self.closed = False
         self._fd = -1
+        self._guard: Guard | None = None
         self._pid = os.getpid()
         self._mode = 0o666 & ~_umask()  # as open(..., "w") would create them
 
@@ -135,10 +141,14 @@ class FramebufferFile:
             linked = True
             self._fd = fd
             mem = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+            self._guard = Guard(mem, writable=True)
             self.write_state(state)
             fcntl.flock(fd, fcntl.LOCK_UN)
             return mem
         except BaseException as e:
+            if self._guard is not None:
+                self._guard.close()
+                self._guard = None
             if linked:
                 _unlink_if_same(path, fd)
             if self._fd == fd:
@@ -208,7 +218,9 @@ class FramebufferFile:
             if size != memory_size:
                 raise self.corrupt(f"it describes {memory_size} bytes of video memory but {path} holds {size}")
             prot = mmap.PROT_READ if self.readonly else mmap.PROT_READ | mmap.PROT_WRITE
-            return mmap.mmap(fd, memory_size, mmap.MAP_SHARED, prot)
+            mem = mmap.mmap(fd, memory_size, mmap.MAP_SHARED, prot)
+            self._guard = Guard(mem, writable=not self.readonly)
+            return mem
         except BaseException:
             self._fd = -1
             os.close(fd)
@@ -318,11 +330,20 @@ class FramebufferFile:
 
     def check_size(self, size: int) -> None:
         """Raise :class:`FramebufferError` (``ENODEV``) when the memory file holds fewer
-        than ``size`` bytes: another program truncated it, and touching the missing
-        pages would kill this process with SIGBUS. One ``fstat``."""
+        than ``size`` bytes, or held fewer when the mapping was last touched: another
+        program truncated it. Touching the missing pages would kill this process with
+        SIGBUS, but for the guard (:mod:`fbgfx._guard`), which puts zero pages there and
+        marks the mapping lost: the device is gone for good then. One ``fstat``."""
         fd = self._fd
         if fd < 0:
             return
+        if self._guard is not None and self._guard.lost:
+            raise FramebufferError(
+                errno.ENODEV,
+                "the framebuffer file was truncated under its mapping by another program (which is like "
+                "unplugging the device); what was drawn since went nowhere: open it again once it is recreated",
+                self.path,
+            )
         try:
             have = os.fstat(fd).st_size
         except OSError:
@@ -347,6 +368,9 @@ class FramebufferFile:
     def close(self) -> None:
         """Close the memory file's descriptor (the mapping stays the device's); safe twice."""
         self.closed = True
+        guard, self._guard = self._guard, None
+        if guard is not None:
+            guard.close()  # before the device unmaps the memory
         fd, self._fd = self._fd, -1
         if fd >= 0:
             os.close(fd)

@@ -131,3 +131,120 @@ def test_truncated_file_is_an_error_not_sigbus(tmp_path, buffering, size):
     )
     assert out.returncode == 0, (out.returncode, out.stderr)  # -7 was SIGBUS
     assert json.loads(out.stdout) == [[True, True, True]] * 4
+
+
+WINDOW = textwrap.dedent(
+    r"""
+    import errno, json, os, subprocess, sys, warnings
+    import numpy as np
+    import fbgfx
+
+    path, size, buffering, step = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+    warnings.simplefilter("ignore")
+    fb = fbgfx.open(f"virtual:64x48:XRGB8888:file={path}")
+    screen = fb.screen(buffering=buffering, console=False)
+    screen.present(np.full((48, 64, 3), 200, np.uint8))
+    screen.surface.rectangle((0, 0, 63, 47), fill="red")  # a frame to flip
+    check = fb.check
+
+    def check_then_truncate():
+        # the frame's check passes, then another program shrinks the file before the write
+        check()
+        fb.check = check
+        subprocess.run(["truncate", "-s", size, path], check=True)
+
+    fb.check = check_then_truncate
+
+    def frame():
+        with screen.frame() as s:
+            s.rectangle((0, 0, 63, 47), fill="blue")
+
+    steps = {
+        "flip": screen.flip,
+        "frame": frame,
+        "present": lambda: screen.present(np.zeros((48, 64, 3), np.uint8)),
+        "present_part": lambda: screen.present(np.zeros((20, 30, 3), np.uint8), fit="center"),
+        "snapshot": fb.snapshot,
+    }
+    seen = []
+    for run in (steps[step], frame):  # the step that meets the truncation, then the next frame
+        try:
+            run()
+            seen.append("no error")
+        except fbgfx.FramebufferError as e:
+            seen.append([e.errno == errno.ENODEV, "truncated" in str(e), path in str(e)])
+    screen.close()
+    fb.close()
+    print(json.dumps(seen))
+    """
+)
+
+
+@pytest.mark.parametrize("step", ["flip", "frame", "present", "present_part", "snapshot"])
+@pytest.mark.parametrize("buffering", ["flip", "copy", "single"])
+@pytest.mark.parametrize("size", ["0", "4096"])
+def test_truncation_between_check_and_write_is_an_error_not_sigbus(tmp_path, step, buffering, size):
+    """A file truncated right after a frame's check: the write raises ENODEV (no SIGBUS), so does the next frame."""
+    if shutil.which("truncate") is None:
+        pytest.skip("needs truncate(1) (coreutils) as the other program")
+    script = tmp_path / "w.py"
+    script.write_text(WINDOW)
+    path = tmp_path / "fb.raw"
+    out = subprocess.run(
+        [sys.executable, str(script), str(path), size, buffering, step],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=120,
+    )
+    assert out.returncode == 0, (out.returncode, out.stderr)  # -7 was SIGBUS
+    assert json.loads(out.stdout) == [[True, True, True]] * 2
+
+
+OTHER_FAULTS = textwrap.dedent(
+    r"""
+    import faulthandler, mmap, os, signal, sys
+    import fbgfx
+
+    path, how = sys.argv[1], sys.argv[2]
+    fb = fbgfx.open(f"virtual:64x48:XRGB8888:file={path}")
+    screen = fb.screen(console=False)
+    if how == "faulthandler":
+        faulthandler.enable()  # after fbgfx's guard: the next frame puts the guard first again
+        screen.flip()
+        os.truncate(path, 0)
+        try:
+            screen.present(__import__("numpy").zeros((48, 64, 3), "uint8"))
+        except fbgfx.FramebufferError:
+            print("guarded")
+        sys.exit(0)
+    print("ready", flush=True)
+    if how == "kill":
+        os.kill(os.getpid(), signal.SIGBUS)
+    else:  # a mapping of some other file, truncated: not fbgfx's to excuse
+        with open(path + ".other", "w+b") as f:
+            f.truncate(8192)
+            m = mmap.mmap(f.fileno(), 8192)
+            f.truncate(0)
+            m[4096] = 1
+    print("survived")
+    """
+)
+
+
+@pytest.mark.parametrize("how", ["kill", "other-mapping", "faulthandler"])
+def test_sigbus_guard_excuses_only_framebuffer_files(tmp_path, how):
+    """The guard turns only a framebuffer file's faults into errors: other SIGBUS still end the process."""
+    script = tmp_path / "o.py"
+    script.write_text(OTHER_FAULTS)
+    out = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "fb.raw"), how],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=120,
+    )
+    if how == "faulthandler":
+        assert (out.returncode, out.stdout) == (0, "guarded\n"), out.stderr
+    else:
+        assert (out.returncode, out.stdout) == (-7, "ready\n"), out.stderr
