@@ -84,6 +84,9 @@ def page() -> tuple[bytes, str]:
 
 def check(config: Config, path: str, headers: Headers, websocket: bool) -> tuple[int, str] | None:
     """Why a request is refused, as (HTTP status, reason), or None when it may go on."""
+    for name in ("Host", "Origin"):
+        if len(headers.get_all(name)) > 1:  # which one would count is anyone's guess: refuse
+            return 400, f"more than one {name} header"
     query = parse_qs(urlsplit(path).query)
     host = headers.get("Host", "")
     if config.token is not None:
@@ -167,6 +170,7 @@ class _Hub:
 
     async def viewer(self, ws: ServerConnection) -> None:
         wake = asyncio.Event()
+        wake.set()  # a new viewer gets the whole current picture now, changed or not
         self.viewers[ws] = wake
         self.present.set()
         log.info("viewer %s connected (%d watching)", ws.remote_address, len(self.viewers))
@@ -267,7 +271,7 @@ async def run(config: Config, stream: Stream, started: Callable[[int], None], st
             status, reason = refused
             return _response(status, (reason + "\n").encode(), "text/plain; charset=utf-8")
         if websocket:
-            if "upgrade" not in request.headers.get("Connection", "").lower():
+            if "upgrade" not in ", ".join(request.headers.get_all("Connection")).lower():
                 return _response(426, b"a WebSocket endpoint\n", "text/plain; charset=utf-8")
             return None
         if route in ("/", "/index.html"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -461,3 +462,92 @@ def test_a_press_before_the_first_picture_is_not_lost():
         release.set()
     assert recorder.calls == [("press", 7, 8), ("release",)]
     fb.close()
+
+
+async def _recv_json(ws, kind, timeout=30):
+    """The next JSON message of ``kind`` (binary updates and other kinds skipped), waited for up to ``timeout`` s."""
+
+    async def find():
+        while True:
+            raw = await ws.recv()
+            if isinstance(raw, str) and json.loads(raw)["type"] == kind:
+                return json.loads(raw)
+
+    return await asyncio.wait_for(find(), timeout)
+
+
+async def _whole_picture(ws, timeout=30):
+    """hello, mode and the first update a new viewer gets: the picture it rebuilds."""
+
+    async def receive():
+        assert json.loads(await ws.recv())["type"] == "hello"
+        mode = json.loads(await ws.recv())
+        assert mode["type"] == "mode"
+        canvas = np.zeros((mode["height"], mode["width"], 3), np.uint8)
+        apply_update(canvas, await ws.recv())
+        return canvas
+
+    return await asyncio.wait_for(receive(), timeout)
+
+
+def test_every_new_viewer_gets_the_whole_still_picture():
+    """A viewer connecting while the display is still (a second browser, a reload) gets the whole picture at once."""
+    fb = fbgfx.open("virtual:64x48:RGB565")
+    _rng_fill(fb, 3)
+    expected = np.asarray(fb.snapshot())
+
+    async def main(port):
+        for _ in range(3):  # the first, a second, a reload: nothing changes on the display meanwhile
+            async with connect(f"ws://127.0.0.1:{port}/ws", origin=f"http://127.0.0.1:{port}") as ws:
+                assert np.array_equal(await _whole_picture(ws), expected)
+
+    with Server(fb, port=0) as server:
+        asyncio.run(main(server.port))
+    fb.close()
+
+
+@pytest.mark.parametrize("header", ["Host", "Origin"])
+def test_a_duplicate_host_or_origin_is_400_without_a_traceback(caplog, header):
+    """Two Host (or Origin) headers: 400 and at most one log line, not a 500 and a traceback."""
+    fb = fbgfx.open("virtual:32x32")
+    with Server(fb, port=0) as server:
+        port = server.port
+        origin = f"Origin: http://127.0.0.1:{port}\r\n"
+        lines = [f"Host: 127.0.0.1:{port}\r\n", origin, "Upgrade: websocket\r\nConnection: Upgrade\r\n"]
+        lines.append("Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n")
+        lines.insert(0, f"Host: localhost:{port}\r\n" if header == "Host" else "Origin: http://evil.example\r\n")
+        with caplog.at_level("DEBUG", logger="fbgfx.serve"):
+            for target in ("/", "/ws"):
+                with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+                    s.sendall(f"GET {target} HTTP/1.1\r\n{''.join(lines)}\r\n".encode())
+                    data = b""
+                    while chunk := s.recv(65536):
+                        data += chunk
+                assert data.split(b" ", 2)[1] == b"400", (target, data[:300])
+    fb.close()
+    logged = [r for r in caplog.records if r.levelno >= 30]
+    assert len(logged) <= 2 and not any(r.exc_info for r in caplog.records), [r.getMessage() for r in logged]
+
+
+def test_serve_reports_a_truncated_file_and_keeps_serving(tmp_path):
+    """`fbgfx serve` of a framebuffer file another program truncates: viewers get an error, the server lives on."""
+    path = tmp_path / "fb.raw"
+    spec = f"virtual:64x48:XRGB8888:file={path}"
+    with fbgfx.open(spec) as fb:
+        _rng_fill(fb, 5)
+
+    async def main(port):
+        url, origin = f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}"
+        async with connect(url, origin=origin) as ws:
+            await _whole_picture(ws)
+            os.truncate(path, 0)  # this test process is the other program
+            error = await _recv_json(ws, "error")
+        async with connect(url, origin=origin) as ws:  # a viewer arriving later is told too
+            later = await _recv_json(ws, "error")
+        return error["message"], later["message"]
+
+    with CliServer("-d", spec, "--port", "0") as server:
+        messages = asyncio.run(main(server.port))
+        assert server.proc.poll() is None  # still serving (it died of SIGBUS, -7)
+    for message in messages:
+        assert "truncated" in message and str(path) in message, message
