@@ -110,6 +110,8 @@ class FramebufferFile:
         is at the path; the lock keeps other openers out until the state file is written.
         """
         path = self.path
+        if os.path.lexists(path):
+            return None  # opening an existing file reserves nothing (the filesystem may be full)
         directory = os.path.dirname(os.path.abspath(path))
         try:
             fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".new")
@@ -126,6 +128,9 @@ class FramebufferFile:
             try:
                 os.posix_fallocate(fd, 0, size)
             except OSError as e:
+                if os.path.lexists(path):
+                    os.close(fd)
+                    return None  # another opener created it meanwhile: open that one
                 if e.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
                     raise FramebufferError(
                         e.errno,

@@ -248,3 +248,31 @@ def test_sigbus_guard_excuses_only_framebuffer_files(tmp_path, how):
         assert (out.returncode, out.stdout) == (0, "guarded\n"), out.stderr
     else:
         assert (out.returncode, out.stdout) == (-7, "ready\n"), out.stderr
+
+
+def test_reopening_an_existing_file_needs_no_free_space(tmp_path):
+    """An existing framebuffer file opens (and draws) on a full filesystem: opening reserves nothing."""
+    script = textwrap.dedent(
+        """
+        import os, fbgfx
+        spec = f"virtual:64x48:XRGB8888:file={os.environ['MNT']}/a.raw"
+        with fbgfx.open(spec) as fb:
+            fb.pixels[:] = 0x00FF00
+        fd = os.open(os.environ["MNT"] + "/filler", os.O_WRONLY | os.O_CREAT)  # the rest of the filesystem
+        try:
+            while True:
+                os.write(fd, b"x" * 4096)
+        except OSError as e:
+            print("full", e.strerror)
+        os.close(fd)
+        with fbgfx.open(spec) as fb:
+            print("green", bool((fb.pixels == 0x00FF00).all()))
+            with fb.screen(console=False).frame() as s:
+                s.rectangle((0, 0, 9, 9), fill="red")
+            print("drawn", fb.snapshot().getpixel((0, 0)))
+        """
+    )
+    (tmp_path / "s.py").write_text(script)
+    out = in_small_tmpfs(tmp_path, f"{sys.executable} {tmp_path / 's.py'}", size="128k")
+    assert "full No space left on device" in out.stdout, (out.stdout, out.stderr)
+    assert "green True" in out.stdout and "drawn (255, 0, 0)" in out.stdout, (out.stdout, out.stderr)
