@@ -52,6 +52,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    timeout = config.getoption("fbgfx_timeout", 30.0)
+    if not timeout >= 0:  # NaN too: a wait that never ends
+        raise pytest.UsageError(f"--fbgfx-timeout takes seconds, 0 or more, not {timeout!r}")
     config.addinivalue_line(
         "markers",
         "fbgfx_display(width=320, height=240, format='XRGB8888', rotate=None, device=None, **options): the "

@@ -20,6 +20,7 @@ format="RGB565", rotate=90, pan=0, ...)`` (the options of a ``virtual:`` spec).
 from __future__ import annotations
 
 import errno
+import math
 import os
 import re
 import subprocess
@@ -187,8 +188,7 @@ class DisplayUnderTest:
         __tracebackhide__ = True
         if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
             raise ValueError(f"wait_for_frame(frames=...) takes a whole number of 1 or more, not {frames!r}")
-        if timeout is None:
-            timeout = self._test.timeout
+        timeout = self._test.timeout if timeout is None else _check_timeout("wait_for_frame(timeout=...)", timeout)
         count = self._frames.wait_beyond(self._seen + frames - 1, timeout)
         if count is None:
             shown = self._frames.read()
@@ -436,6 +436,8 @@ class DisplayUnderTest:
             raise self._touch_error
         if self._fb is not None:
             self._fb.refresh()  # the panel's size as it is now
+        if timeout is not None:
+            timeout = _check_timeout("timeout=", timeout)
         if self._finger.readers:
             return self._finger
         try:
@@ -620,6 +622,17 @@ def _check_name(name: str) -> str:
     if not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
         raise ValueError(f"assert_matches(name): letters, digits, '_', '-' and '.' make a picture name, not {name!r}")
     return name
+
+
+def _check_timeout(what: str, value: Any) -> float:
+    """``value`` as seconds to wait: a number of 0 or more (infinity waits for ever); NaN,
+    which would never time out, and negative numbers are refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{what} takes seconds (a number), not {value!r}")
+    seconds = float(value)
+    if math.isnan(seconds) or seconds < 0:
+        raise ValueError(f"{what} takes seconds, 0 or more, not {value!r}")
+    return seconds
 
 
 def _check_int(what: str, value: Any, top: int | None) -> int:

@@ -456,6 +456,32 @@ def test_docs_example_runs(pytester, run):
     """The testing guide's app and tests (docs/examples/) run: --fbgfx-update writes pictures, then they pass."""
     examples = os.path.join(ROOT, "docs", "examples")
     app, tests = (open(os.path.join(examples, f), encoding="utf-8").read() for f in ("counter.py", "test_counter.py"))
+def test_nan_and_negative_timeouts_are_refused(pytester, run):
+    """A NaN timeout (it never ends) and a negative one are refused: wait_for_frame(), touches, --fbgfx-timeout."""
+    pytester.makepyfile(
+        """
+        import math, pytest
+        @pytest.mark.parametrize("bad", [math.nan, -1, -0.5, "1"])
+        def test_it(fbgfx_display, bad):
+            error = TypeError if isinstance(bad, str) else ValueError
+            with pytest.raises(error, match="seconds"):
+                fbgfx_display.wait_for_frame(bad)
+            with pytest.raises(error, match="seconds"):
+                fbgfx_display.tap(1, 1, timeout=bad)
+        """
+    )
+    run().assert_outcomes(passed=4)
+    for value in ("nan", "-1"):
+        result = run("--fbgfx-timeout", value)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        assert "--fbgfx-timeout takes seconds" in result.stderr.str()
+
+
+def test_readme_example_runs(pytester, run):
+    """README's "Testing your app" app and tests run as printed: --fbgfx-update writes pictures, then they pass."""
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    section = readme.split("## Testing your app", 1)[1].split("\n## ", 1)[0]
+    app, tests = re.findall(r"```python\n(.*?)```", section, re.S)[:2]
     pytester.makepyfile(counter=app, test_counter=tests)
     result = run("--fbgfx-update")
     result.assert_outcomes(passed=2)
