@@ -54,7 +54,7 @@ import threading
 import warnings
 import weakref
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -193,6 +193,7 @@ class Screen(ClosesOnExit):
         else:
             self._back = _ClearBack(strategy, transfer, self._native_color("black" if clear is True else clear))
         changes.log = weakref.ref(self._back.log)
+        changes.release = weakref.WeakMethod(self._release)  # the buffers go when the device closes
 
     def _install_palette(self, palette: Any) -> None:
         fb = self.fb
@@ -229,6 +230,11 @@ class Screen(ClosesOnExit):
             self._back = None
             if self._frames is not None:
                 self._frames.close()
+
+    def _release(self) -> None:
+        """Let go of the back buffers (the device closed): a Screen kept after its device
+        closes holds no frame-sized memory. A Surface kept from it keeps its own."""
+        self._back = None
 
     def __repr__(self) -> str:
         if self._closed or self._changes.closed or self._back is None:
@@ -478,6 +484,7 @@ class _Changes:
         self.console: Console | None = None
         self.original_palette: np.ndarray | None = None
         self.log: weakref.ref[DrawLog] | None = None
+        self.release: weakref.WeakMethod[Callable[[], None]] | None = None
         self.closed = False
         self._pid = os.getpid()
 
@@ -511,6 +518,9 @@ class _Changes:
                     # a Surface kept from the Screen draws on (into its own memory) until
                     # the device closes; then it refuses
                     log.before_write = functools.partial(_refuse_when_closed, weakref.ref(fb), fb.path)
+                release = self.release() if self.release is not None and fb.closed else None
+                if release is not None:
+                    release()
 
     def _device_there(self) -> bool:
         """False for a device that is gone (a truncated framebuffer file): putting pages

@@ -12,6 +12,7 @@ is brought level first).
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -36,7 +37,7 @@ class DrawLog:
         self._spans: tuple[np.ndarray, np.ndarray] | None = None
         self._height = 0
         self._before_write: Callable[[], None] | None = None
-        self._changed: Callable[[], None] = _nothing
+        self._changed: Callable[[], Callable[[], None] | None] = lambda: _nothing
 
     def attach(self, target: Any, height: int, changed: Callable[[], None]) -> None:
         """Start logging what is drawn through ``target`` (a Surface's ``draw_target``
@@ -51,7 +52,9 @@ class DrawLog:
         target.log_x1 = ffi.cast("int32_t *", self._spans[1].ctypes.data)
         target.log_x0 = ffi.cast("int32_t *", self._spans[0].ctypes.data)
         self._target, self._height = target, height
-        self._changed = changed
+        # Weakly: the surface keeps this log, and a cycle back to it would keep the
+        # surface's pixels (a Screen's back buffer) until the garbage collector runs.
+        self._changed = weakref.WeakMethod(changed) if hasattr(changed, "__self__") else (lambda: changed)
 
     @property
     def pending(self) -> bool:
@@ -94,7 +97,9 @@ class DrawLog:
     @before_write.setter
     def before_write(self, fn: Callable[[], None] | None) -> None:
         self._before_write = fn
-        self._changed()
+        changed = self._changed()
+        if changed is not None:
+            changed()
 
 
 def _nothing() -> None:
