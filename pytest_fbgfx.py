@@ -7,6 +7,8 @@ until a test asks for the ``fbgfx_display`` fixture; the work is in
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -17,6 +19,11 @@ if TYPE_CHECKING:
 
 # What the terminal summary says, once a test has used a display.
 _SUMMARY = pytest.StashKey[Callable[[Any, pytest.Config], None]]()
+# The report folder and the run's id, the same in every pytest-xdist worker.
+_FOLDER = pytest.StashKey[str]()
+_SESSION = pytest.StashKey[str]()
+#: The file in the report folder that says a display test reported something.
+RECORDS = ".fbgfx-records.jsonl"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,6 +58,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def report_place(config: pytest.Config) -> tuple[str, str]:
+    """(the report folder, the run's id): the controller's in every pytest-xdist worker,
+    so that one report lists every worker's mismatches."""
+    workerinput = getattr(config, "workerinput", {})
+    if _SESSION not in config.stash:
+        config.stash[_SESSION] = workerinput.get("fbgfx_session") or uuid.uuid4().hex
+    if _FOLDER not in config.stash:
+        given = workerinput.get("fbgfx_report") or config.getoption("fbgfx_report")
+        if given:
+            folder = os.path.abspath(given)
+        else:
+            folder = str(config._tmp_path_factory.getbasetemp() / "fbgfx-report")  # type: ignore[attr-defined]
+        config.stash[_FOLDER] = folder
+    return config.stash[_FOLDER], config.stash[_SESSION]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    # pytest-xdist, in the controller: each worker reports into this run's one folder
+    folder, session = report_place(node.config)
+    node.workerinput["fbgfx_report"], node.workerinput["fbgfx_session"] = folder, session
+
+
 def pytest_configure(config: pytest.Config) -> None:
     timeout = config.getoption("fbgfx_timeout", 30.0)
     if not timeout >= 0:  # NaN too: a wait that never ends
@@ -79,5 +109,10 @@ def fbgfx_display(
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     # pluggy passes a hook only the arguments it names: exitstatus is not needed here
     summary = config.stash.get(_SUMMARY, None)
+    folder = config.stash.get(_FOLDER, None)  # known once a display test or an xdist worker started
+    if summary is None and folder is not None and os.path.exists(os.path.join(folder, RECORDS)):
+        from fbgfx import testing  # workers reported: the controller sums them up
+
+        summary = testing.summary
     if summary is not None:  # else no test used a display: nothing to say
         summary(terminalreporter, config)

@@ -11,7 +11,7 @@ that asks for ``fbgfx_display`` a fresh file-backed virtual display, named by
         fbgfx_display.wait_for_frame()        # the app's first frame
         fbgfx_display.tap(100, 80)            # panel pixels
         fbgfx_display.wait_for_frame()        # the frame that shows the dot
-        fbgfx_display.assert_matches("dot")   # tests/screens/test_paint/dot.png
+        fbgfx_display.assert_matches("dot")   # tests/screens/test_app/test_paint/dot.png
 
 Configure it with ``@pytest.mark.fbgfx_display(width=480, height=320,
 format="RGB565", rotate=90, pan=0, ...)`` (the options of a ``virtual:`` spec).
@@ -44,6 +44,18 @@ from ..touch.uinput import UinputTouch
 from ..touch.virtual import VirtualTouch
 from ..virtual import parse_spec
 from . import _golden
+from pytest_fbgfx import report_place
+
+from . import _baselines, _frames, _golden
+from ._finger import Finger
+from ._open import VirtualFramebuffer
+from ._open import open as fbgfx_open
+from .drm import is_drm_spec
+from .errors import FramebufferError, TouchError
+from .pixelformat import PixelFormat
+from .uinput_touch import UinputTouch
+from .virtual import parse_spec
+from .virtual_touch import VirtualTouch
 
 __all__ = ["DEFAULTS", "DisplayUnderTest", "FrameTimeout"]
 
@@ -275,9 +287,13 @@ class DisplayUnderTest:
     ) -> None:
         """Assert that the panel shows the baseline picture ``name``.
 
-        The baseline is ``screens/<test function>/<name>.png`` in the test file's folder;
-        ``pytest --fbgfx-update`` writes it (or rewrites it where pixels outside
-        ``ignore`` changed) and passes. A mismatch saves the expected, actual and diff
+        The baseline is ``screens/<module>/<Class>/<function>[<parameter id>]/<name>.png``
+        in the test file's folder (``screens/test_app/test_paint/dot.png``: every test
+        has its own); ``pytest --fbgfx-update`` writes it atomically (or rewrites it where
+        pixels outside ``ignore`` changed) and passes, and fails where one run would write
+        one baseline with two different pictures. A baseline from before fbgfx named the
+        whole test (``screens/<function>/<name>.png``) is read until an update writes the
+        new one. A mismatch saves the expected, actual and diff
         pictures in the report folder (``--fbgfx-report DIR``) and its ``index.html``.
 
         Args:
@@ -293,8 +309,8 @@ class DisplayUnderTest:
 
         Raises:
             AssertionError: No baseline (the message says to run ``pytest
-                --fbgfx-update``), a blank screen, another size, or more than
-                ``max_pixels`` pixels differing by more than ``tolerance``.
+                --fbgfx-update``), an unreadable one, a blank screen, another size, or
+                more than ``max_pixels`` pixels differing by more than ``tolerance``.
         """
         __tracebackhide__ = True  # pytest shows the test's line, not this one
         name = _check_name(name)
@@ -303,8 +319,12 @@ class DisplayUnderTest:
         image = self.snapshot()
         actual = np.asarray(image)
         ignored = _golden.ignore_mask(image.size, boxes) if boxes else None
-        baseline = self._test.baselines / f"{name}.png"
-        shown = self._test.show(baseline)
+        test = self._test
+        baseline = test.baselines / f"{name}.png"
+        legacy = test.legacy / f"{name}.png"
+        if not test.update and not baseline.exists() and legacy.is_file():
+            baseline = legacy  # written before baselines named the whole test: read until updated
+        shown = test.show(baseline)
         if not allow_blank and _golden.is_blank(actual, ignored):
             r, g, b = (int(v) for v in actual.reshape(-1, 3)[0]) if actual.size else (0, 0, 0)
             raise AssertionError(
@@ -312,18 +332,33 @@ class DisplayUnderTest:
                 f"{' outside the ignored boxes' if boxes else ''}: has the app drawn yet? (wait_for_frame() first; "
                 "allow_blank=True if a blank screen is what the test expects)"
             )
-        expected = _load(baseline)
-        if self._test.update:
-            if (
-                expected is None
-                or expected.shape != actual.shape
-                or _golden.compare(actual, expected, 0, ignored).pixels
-            ):
-                baseline.parent.mkdir(parents=True, exist_ok=True)
-                image.save(baseline)
-                self._test.report().updated.append(str(baseline))
+        try:
+            expected = _baselines.load(baseline)
+        except _baselines.Unreadable as e:
+            if not test.update:  # (an update writes it anew)
+                raise AssertionError(
+                    f"the baseline {shown} is unreadable ({e}): `pytest --fbgfx-update` writes it anew"
+                ) from None
+            expected = None
+        if test.update:
+            write = None
+            stale = expected is None or expected.shape != actual.shape
+            if stale or _golden.compare(actual, expected, 0, ignored).pixels:  # type: ignore[arg-type]
+
+                def write() -> None:  # (under the report's lock: one writer of a baseline at a time)
+                    try:
+                        _baselines.write(test.screens, test.parts, f"{name}.png", image)
+                    except OSError as e:
+                        raise AssertionError(f"cannot write the baseline {shown}: {e}") from None
+
+            why = test.report().baseline(test.id, str(baseline), _baselines.digest(actual, ignored), write)
+            if why is not None:
+                raise AssertionError(
+                    f"--fbgfx-update would write the baseline {shown} twice with different pixels: {why}; "
+                    "give the pictures different names"
+                )
             return
-        report = self._test.report()
+        report = test.report()
         if expected is None:
             files = report.add(self._test.id, name, f"no baseline {shown}", {"actual": image})
             raise AssertionError(
@@ -515,20 +550,21 @@ class _Test:
         self.id: str = node.nodeid
         self.folder = folder
         self.rotate = rotate
-        self.baselines = Path(node.path).parent / "screens" / getattr(node, "originalname", node.name)
+        # screens/<module>/<Class>/<function>[<parameter id>]: the whole test (fbgfx._baselines)
+        function = getattr(node, "originalname", node.name)
+        classes = [n.name for n in node.listchain() if isinstance(n, pytest.Class)]
+        callspec = getattr(node, "callspec", None)
+        self.screens = Path(node.path).parent / "screens"
+        self.parts = _baselines.baseline_parts(
+            Path(node.path).stem, classes, function, None if callspec is None else str(callspec.id)
+        )
+        self.baselines = self.screens.joinpath(*self.parts)
+        self.legacy = self.screens / _baselines.part(function)  # where baselines were before
         self.update = bool(self.config.getoption("fbgfx_update"))
         self.timeout = float(self.config.getoption("fbgfx_timeout", DEFAULT_TIMEOUT))
 
     def report(self) -> _golden.Report:
-        report = self.config.stash.get(_REPORT, None)
-        if report is None:
-            given = self.config.getoption("fbgfx_report")
-            if given:
-                folder = os.path.abspath(given)
-            else:
-                folder = str(self.factory.getbasetemp() / "fbgfx-report")
-            report = self.config.stash[_REPORT] = _golden.Report(folder)
-        return report
+        return _report(self.config)
 
     def show(self, path: Path) -> str:
         """A baseline's path as messages show it: from the rootdir."""
@@ -598,19 +634,27 @@ def _make(test: _Test, options: dict[str, Any], stem: str) -> DisplayUnderTest:
     return DisplayUnderTest(spec, test)
 
 
-def summary(terminal: Any, config: pytest.Config) -> None:
-    """The terminal summary's lines: where the report is, which baselines were written."""
+def _report(config: pytest.Config) -> _golden.Report:
+    """This run's report (one folder for every pytest-xdist worker)."""
     report = config.stash.get(_REPORT, None)
     if report is None:
-        return
-    if report.updated:
+        report = config.stash[_REPORT] = _golden.Report(*report_place(config))
+    return report
+
+
+def summary(terminal: Any, config: pytest.Config) -> None:
+    """The terminal summary's lines: where the report is, which baselines were written
+    (every worker's, under pytest-xdist)."""
+    report = _report(config)
+    updated, entries = report.updated, report.entries
+    if updated:
         terminal.write_sep("-", "fbgfx: baselines written")
-        for path in report.updated:
+        for path in updated:
             terminal.write_line(f"  {path}")
-    if report.entries:
-        terminal.write_sep(
-            "-", f"fbgfx: {len(report.entries)} screen mismatch{'es' if len(report.entries) != 1 else ''}"
-        )
+    if entries:
+        terminal.write_sep("-", f"fbgfx: {len(entries)} screen mismatch{'es' if len(entries) != 1 else ''}")
+        for entry in entries:
+            terminal.write_line(f"  {entry.test}: {entry.name}")
         terminal.write_line(f"  {report.index}")
 
 
@@ -619,8 +663,10 @@ def _check_name(name: str) -> str:
         raise TypeError(f"assert_matches(name): a picture name (a string), not {name!r}")
     if name.endswith(".png"):
         name = name[:-4]
-    if not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
-        raise ValueError(f"assert_matches(name): letters, digits, '_', '-' and '.' make a picture name, not {name!r}")
+    if not re.fullmatch(r"[\w.-]{1,100}", name) or name.startswith("."):
+        raise ValueError(
+            f"assert_matches(name): up to 100 letters, digits, '_', '-' and '.' make a picture name, not {name!r}"
+        )
     return name
 
 
@@ -645,12 +691,3 @@ def _check_int(what: str, value: Any, top: int | None) -> int:
         upto = f"0..{top}" if top is not None else "0 or more"
         raise ValueError(f"assert_matches({what}=...) takes an integer {upto}, not {value!r}")
     return int(value)
-
-
-def _load(path: Path) -> np.ndarray | None:
-    """The baseline as an (h, w, 3) uint8 array; None when there is none."""
-    try:
-        with Image.open(path) as im:
-            return np.asarray(im.convert("RGB"))
-    except FileNotFoundError:
-        return None

@@ -9,12 +9,15 @@ listing every failure with its three pictures.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import html
+import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from PIL import Image
@@ -118,6 +121,10 @@ def diff_image(actual: np.ndarray, mask: np.ndarray, ignored: np.ndarray | None 
 
 # -- the report ---------------------------------------------------------------------------
 
+#: The report folder's record of one run: a JSON line per mismatch and per baseline
+#: written or confirmed by ``--fbgfx-update``, from every pytest-xdist worker.
+RECORDS = ".fbgfx-records.jsonl"
+
 
 @dataclass
 class _Entry:
@@ -130,19 +137,38 @@ class _Entry:
 class Report:
     """The pictures of screens that did not match their baselines, and a page of them.
 
+    Every process of a run (pytest-xdist's workers) adds to the same folder: each change
+    is a line in the folder's record, written under a lock, and the page is rebuilt from
+    all of them, so it lists every worker's mismatches; so does the terminal summary.
+
     Args:
-        folder: Where the report goes (made when the first failure is added).
+        folder: Where the report goes (made when the first record is added).
+        session: The run's id: records of other runs in the same folder are not this one's.
     """
 
-    def __init__(self, folder: str) -> None:
+    def __init__(self, folder: str, session: str) -> None:
         self.folder = folder
-        self.entries: list[_Entry] = []
-        self.updated: list[str] = []
+        self.session = session
 
     @property
     def index(self) -> str:
         """The report's page: ``FOLDER/index.html``."""
         return os.path.join(self.folder, "index.html")
+
+    @property
+    def entries(self) -> list[_Entry]:
+        """The mismatches of this run, every process's (a test's newest per picture)."""
+        found: dict[tuple[str, str], _Entry] = {}
+        for r in self._records():
+            if r.get("kind") == "mismatch":
+                found.pop((r["test"], r["name"]), None)
+                found[(r["test"], r["name"])] = _Entry(r["test"], r["name"], r["message"], r["files"])
+        return list(found.values())
+
+    @property
+    def updated(self) -> list[str]:
+        """The baselines ``--fbgfx-update`` wrote in this run, every process's."""
+        return [r["path"] for r in self._records() if r.get("kind") == "baseline" and r.get("written")]
 
     def place(self, test: str, name: str) -> str:
         """The folder for one test's pictures (made), named after the test's id."""
@@ -159,15 +185,67 @@ class Report:
             path = f"{stem}-{kind}.png"
             image.save(path)
             written[kind] = path
-        self.entries = [e for e in self.entries if (e.test, e.name) != (test, name)]
         relative = {k: os.path.relpath(p, self.folder) for k, p in written.items()}
-        self.entries.append(_Entry(test, name, message, relative))
-        self._write_index()
+        with self._locked():
+            self._append({"kind": "mismatch", "test": test, "name": name, "message": message, "files": relative})
+            self._write_index()
         return written
 
+    def baseline(self, test: str, path: str, digest: str, write: Callable[[], object] | None) -> str | None:
+        """Record that ``--fbgfx-update`` found the baseline ``path`` to be the picture
+        ``digest``, calling ``write()`` to write it first if given; under the report's
+        lock, so that no two processes write one baseline at once.
+
+        Returns:
+            None, or why not: this run already wrote or confirmed ``path`` with other
+            pixels (nothing is written then).
+        """
+        with self._locked():
+            for r in self._records():
+                if r.get("kind") == "baseline" and r["path"] == path and r["digest"] != digest:
+                    return f"{r['test']} already made it a different picture in this run"
+            if write is not None:
+                write()
+            self._append(
+                {"kind": "baseline", "test": test, "path": path, "digest": digest, "written": write is not None}
+            )
+        return None
+
+    def _records(self) -> list[dict[str, Any]]:
+        try:
+            with open(os.path.join(self.folder, RECORDS), encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a line cut short by a killed worker
+            if isinstance(record, dict) and record.get("session") == self.session:
+                out.append(record)
+        return out
+
+    def _append(self, record: dict[str, Any]) -> None:
+        record = {"session": self.session, **record}
+        with open(os.path.join(self.folder, RECORDS), "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        os.makedirs(self.folder, exist_ok=True)
+        fd = os.open(os.path.join(self.folder, ".fbgfx-lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
     def _write_index(self) -> None:
+        entries = self.entries
         rows = []
-        for e in self.entries:
+        for e in entries:
             cells = []
             for kind in ("expected", "actual", "diff"):
                 if kind in e.files:
@@ -187,11 +265,11 @@ class Report:
             "figure{margin:0}img{image-rendering:pixelated;border:1px solid #888;min-width:192px;max-width:480px}"
             ".none{width:160px;height:120px;border:1px dashed #888;display:flex;align-items:center;"
             "justify-content:center}"
-            f"</style></head><body><h1>{len(self.entries)} screen mismatch{'es' if len(self.entries) != 1 else ''}</h1>"
+            f"</style></head><body><h1>{len(entries)} screen mismatch{'es' if len(entries) != 1 else ''}</h1>"
             + "".join(rows)
             + "</body></html>\n"
         )
-        tmp = self.index + ".tmp"
+        tmp = f"{self.index}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(page)
         os.replace(tmp, self.index)

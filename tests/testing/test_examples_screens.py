@@ -1,5 +1,5 @@
 """The examples tested as users test their own apps: run on the fbgfx_display fixture's
-display, driven by taps, compared with the pictures in tests/screens/ (no sleeps)."""
+display, driven by taps, compared with the pictures in tests/screens/test_examples_screens/ (no sleeps)."""
 
 from __future__ import annotations
 

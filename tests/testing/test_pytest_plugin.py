@@ -86,8 +86,13 @@ def test_subprocess_app_taps_frames_and_baselines(pytester, run):
     )
     result = run()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*no baseline screens/test_paint/dot.png: run `pytest --fbgfx-update`*"])
-    baseline = pytester.path / "screens" / "test_paint" / "dot.png"
+    result.stdout.fnmatch_lines(
+        [
+            "*no baseline screens/test_subprocess_app_taps_frames_and_baselines/test_paint/dot.png: "
+            "run `pytest --fbgfx-update`*"
+        ]
+    )
+    baseline = pytester.path / "screens" / "test_subprocess_app_taps_frames_and_baselines" / "test_paint" / "dot.png"
     assert not baseline.exists()
     result = run("--fbgfx-update")
     result.assert_outcomes(passed=1)
@@ -139,7 +144,7 @@ def test_in_process_app_and_touch(pytester, run):
         """
     )
     run("--fbgfx-update").assert_outcomes(passed=1)
-    with Image.open(pytester.path / "screens" / "test_it" / "blue.png") as im:
+    with Image.open(pytester.path / "screens" / "test_in_process_app_and_touch" / "test_it" / "blue.png") as im:
         assert im.getcolors() == [(320 * 240, (0, 0, 255))]
 
 
@@ -249,8 +254,8 @@ def test_mismatch_report(pytester, run, tmp_path):
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(
         [
-            "*the screen differs from screens/test_box/box4.png: 25 pixels differ (max_pixels=0) by up to 220 in a"
-            " channel (tolerance=0), within the box (100, 50, 105, 55)*",
+            "*the screen differs from screens/test_box/test_box[[]4]/box4.png: 25 pixels differ (max_pixels=0) "
+            "by up to 220 in a channel (tolerance=0), within the box (100, 50, 105, 55)*",
             "*fbgfx: 2 screen mismatches*",
             f"*{report / 'index.html'}",
         ]
@@ -327,7 +332,7 @@ def test_update_rewrites_only_what_changed(pytester, run):
         """
     )
     run("--fbgfx-update").assert_outcomes(passed=1)
-    baseline = pytester.path / "screens" / "test_it" / "same.png"
+    baseline = pytester.path / "screens" / "test_update_rewrites_only_what_changed" / "test_it" / "same.png"
     baseline.write_bytes(baseline.read_bytes() + b"")  # the same picture, a new mtime below
     os.utime(baseline, (0, 0))
     run("--fbgfx-update").assert_outcomes(passed=1)
@@ -357,7 +362,10 @@ def test_blank_screen_is_refused_unless_allowed(pytester, run):
         """
     )
     run("--fbgfx-update").assert_outcomes(passed=1)
-    assert sorted(p.name for p in (pytester.path / "screens" / "test_blank").iterdir()) == ["allowed.png"]
+    assert sorted(
+        p.name
+        for p in (pytester.path / "screens" / "test_blank_screen_is_refused_unless_allowed" / "test_blank").iterdir()
+    ) == ["allowed.png"]
 
 
 def test_app_that_dies_is_quoted(pytester, run):
@@ -477,6 +485,177 @@ def test_nan_and_negative_timeouts_are_refused(pytester, run):
         assert "--fbgfx-timeout takes seconds" in result.stderr.str()
 
 
+DRAW = """
+import fbgfx
+def draw(colour):
+    with fbgfx.open() as fb, fb.screen() as screen:
+        with screen.frame() as s:
+            s.clear("black")
+            s.rectangle((10, 10, 60, 40), fill=colour)
+"""
+
+
+def test_baselines_of_different_tests_never_collide(pytester, run):
+    """Parametrized tests, same-named methods of two classes and same-named tests of two files get their own PNGs."""
+    pytester.makepyfile(draw=DRAW)
+    body = """
+        import pytest
+        from draw import draw
+        @pytest.mark.parametrize("colour", ["red", "lime", "a/../../../x"], ids=["red", "lime", "../../../x"])
+        def test_param(fbgfx_display, colour):
+            draw(colour if "/" not in colour else "blue")
+            fbgfx_display.assert_matches("pic")
+        class TestA:
+            def test_same(self, fbgfx_display):
+                draw("{a}")
+                fbgfx_display.assert_matches("pic")
+        class TestB:
+            def test_same(self, fbgfx_display):
+                draw("{b}")
+                fbgfx_display.assert_matches("pic")
+        def test_file(fbgfx_display):
+            draw("{a}")
+            fbgfx_display.assert_matches("pic")
+    """
+    pytester.makepyfile(test_one=body.format(a="yellow", b="white"), test_two=body.format(a="navy", b="teal"))
+    run("--fbgfx-update").assert_outcomes(passed=12)
+    screens = pytester.path / "screens"
+    pictures = sorted(str(p.relative_to(screens)) for p in screens.rglob("*.png"))
+    assert len(pictures) == 12 and len({p.rsplit("/", 1)[0] for p in pictures}) == 12, pictures
+    assert "test_one/TestA/test_same/pic.png" in pictures and "test_two/test_param[red]/pic.png" in pictures
+    assert [p.name for p in pytester.path.rglob("*.png") if screens not in p.parents] == []  # nothing outside
+    run().assert_outcomes(passed=12)  # each test is compared with its own picture
+
+
+def test_update_writing_one_baseline_twice_with_other_pixels_fails(pytester, run):
+    """--fbgfx-update fails where one run would write one baseline with two different pictures."""
+    pytester.makepyfile(draw=DRAW)
+    pytester.makepyfile(
+        test_twice="""
+        from draw import draw
+        def test_twice(fbgfx_display):
+            draw("red")
+            fbgfx_display.assert_matches("pic")
+            draw("red")
+            fbgfx_display.assert_matches("pic")  # the same picture again: fine
+            draw("blue")
+            fbgfx_display.assert_matches("pic")
+        """
+    )
+    result = run("--fbgfx-update")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*would write the baseline screens/test_twice/test_twice/pic.png twice*"])
+    with Image.open(pytester.path / "screens" / "test_twice" / "test_twice" / "pic.png") as im:
+        assert im.convert("RGB").getpixel((20, 20)) == (255, 0, 0)  # the first picture stays
+
+
+def test_damaged_baseline_is_one_line_and_update_replaces_it(pytester, run):
+    """An unreadable baseline is an assertion naming the file (no Pillow traceback); --fbgfx-update rewrites it."""
+    pytester.makepyfile(draw=DRAW)
+    pytester.makepyfile(
+        test_damaged="""
+        from draw import draw
+        def test_it(fbgfx_display):
+            draw("red")
+            fbgfx_display.assert_matches("pic")
+        """
+    )
+    run("--fbgfx-update").assert_outcomes(passed=1)
+    baseline = pytester.path / "screens" / "test_damaged" / "test_it" / "pic.png"
+    baseline.write_bytes(baseline.read_bytes()[:60])  # cut short, as a killed writer leaves it
+    result = run()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E * the baseline screens/test_damaged/test_it/pic.png is unreadable (*): "
+            "`pytest --fbgfx-update` writes it anew"
+        ]
+    )
+    assert "PIL" not in result.stdout.str()
+    run("--fbgfx-update").assert_outcomes(passed=1)
+    run().assert_outcomes(passed=1)
+    assert [p.name for p in baseline.parent.iterdir()] == ["pic.png"]  # no temporary file left
+
+
+@pytest.mark.parametrize("where", ["folder", "file"])
+def test_baseline_writes_never_follow_a_symlink_out(pytester, run, tmp_path, where):
+    """A symlink in the baseline folder (a folder or the picture itself) never makes --fbgfx-update write outside it."""
+    pytester.makepyfile(draw=DRAW)
+    pytester.makepyfile(
+        test_link="""
+        from draw import draw
+        def test_it(fbgfx_display):
+            draw("red")
+            fbgfx_display.assert_matches("pic")
+        """
+    )
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "pic.png").write_bytes(b"precious")
+    screens = pytester.path / "screens"
+    (screens / "test_link").mkdir(parents=True)
+    if where == "folder":
+        (screens / "test_link" / "test_it").symlink_to(outside)
+        result = run("--fbgfx-update")
+        result.assert_outcomes(failed=1)
+        result.stdout.fnmatch_lines(["*cannot write the baseline screens/test_link/test_it/pic.png*symbolic link*"])
+    else:
+        (screens / "test_link" / "test_it").mkdir()
+        (screens / "test_link" / "test_it" / "pic.png").symlink_to(outside / "pic.png")
+        run("--fbgfx-update").assert_outcomes(passed=1)
+        assert not (screens / "test_link" / "test_it" / "pic.png").is_symlink()  # the link was replaced
+    assert sorted(p.name for p in outside.iterdir()) == ["pic.png"]
+    assert (outside / "pic.png").read_bytes() == b"precious"
+
+
+def test_baselines_from_before_are_read_until_updated(pytester, run):
+    """A baseline in the old place (screens/<function>/) still passes; --fbgfx-update writes the new place."""
+    pytester.makepyfile(draw=DRAW)
+    pytester.makepyfile(
+        test_old="""
+        from draw import draw
+        def test_it(fbgfx_display):
+            draw("red")
+            fbgfx_display.assert_matches("pic")
+        """
+    )
+    run("--fbgfx-update").assert_outcomes(passed=1)
+    screens = pytester.path / "screens"
+    (screens / "test_old" / "test_it").rename(screens / "test_it")
+    (screens / "test_old").rmdir()
+    run().assert_outcomes(passed=1)
+    run("--fbgfx-update").assert_outcomes(passed=1)
+    assert (screens / "test_old" / "test_it" / "pic.png").is_file()
+
+
+def test_xdist_report_and_summary_list_every_workers_mismatches(pytester, run):
+    """Under pytest-xdist (-n 2) the report's index.html and the terminal summary list every worker's mismatches."""
+    pytest.importorskip("xdist")
+    pytester.makepyfile(draw=DRAW)
+    tests = "\n".join(
+        f"def test_{i}(fbgfx_display):\n    draw('{c}')\n    fbgfx_display.assert_matches('pic')\n"
+        for i, c in enumerate(["red", "lime", "blue", "white"])
+    )
+    pytester.makepyfile(test_many="from draw import draw\n" + tests)
+    run("-n", "2", "--fbgfx-update").assert_outcomes(passed=4)
+    pytester.makepyfile(
+        test_many="from draw import draw\n"
+        + tests.replace("'red'", "'navy'")
+        .replace("'blue'", "'teal'")
+        .replace("'lime'", "'olive'")
+        .replace("'white'", "'gray'")
+    )
+    result = run("-n", "2")
+    result.assert_outcomes(failed=4)
+    text = result.stdout.str()
+    assert "fbgfx: 4 screen mismatches" in text, text
+    index = re.search(r"(\S+index\.html)", text.split("fbgfx: 4 screen mismatches")[1]).group(1)
+    page = open(index, encoding="utf-8").read()
+    assert "4 screen mismatches" in page
+    for i in range(4):
+        assert f"test_many.py::test_{i}" in page and f"test_many.py::test_{i}: pic" in text
+
+
 def test_readme_example_runs(pytester, run):
     """README's "Testing your app" app and tests run as printed: --fbgfx-update writes pictures, then they pass."""
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
@@ -487,13 +666,13 @@ def test_readme_example_runs(pytester, run):
     result.assert_outcomes(passed=2)
     screens = pytester.path / "screens"
     assert sorted(str(p.relative_to(screens)) for p in screens.rglob("*.png")) == [
-        "test_counts_taps/one.png",
-        "test_counts_taps/zero.png",
-        "test_status_bar/status.png",
+        "test_counter/test_counts_taps/one.png",
+        "test_counter/test_counts_taps/zero.png",
+        "test_counter/test_status_bar/status.png",
     ]
     with (
-        Image.open(screens / "test_counts_taps" / "zero.png") as zero,
-        Image.open(screens / "test_counts_taps" / "one.png") as one,
+        Image.open(screens / "test_counter" / "test_counts_taps" / "zero.png") as zero,
+        Image.open(screens / "test_counter" / "test_counts_taps" / "one.png") as one,
     ):
         changed = np.nonzero((np.asarray(zero) != np.asarray(one)).any(axis=2))
     assert changed[0].size and 80 <= changed[0].min() and changed[0].max() <= 159  # only the digit changed
