@@ -460,10 +460,6 @@ def test_fbgfx_timeout_sets_how_long_waits_last(pytester, run):
     run("--fbgfx-timeout", "0.2").assert_outcomes(passed=1)
 
 
-def test_docs_example_runs(pytester, run):
-    """The testing guide's app and tests (docs/examples/) run: --fbgfx-update writes pictures, then they pass."""
-    examples = os.path.join(ROOT, "docs", "examples")
-    app, tests = (open(os.path.join(examples, f), encoding="utf-8").read() for f in ("counter.py", "test_counter.py"))
 def test_nan_and_negative_timeouts_are_refused(pytester, run):
     """A NaN timeout (it never ends) and a negative one are refused: wait_for_frame(), touches, --fbgfx-timeout."""
     pytester.makepyfile(
@@ -656,11 +652,10 @@ def test_xdist_report_and_summary_list_every_workers_mismatches(pytester, run):
         assert f"test_many.py::test_{i}" in page and f"test_many.py::test_{i}: pic" in text
 
 
-def test_readme_example_runs(pytester, run):
-    """README's "Testing your app" app and tests run as printed: --fbgfx-update writes pictures, then they pass."""
-    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    section = readme.split("## Testing your app", 1)[1].split("\n## ", 1)[0]
-    app, tests = re.findall(r"```python\n(.*?)```", section, re.S)[:2]
+def test_docs_example_runs(pytester, run):
+    """The testing guide's app and tests (docs/examples/) run: --fbgfx-update writes pictures, then they pass."""
+    examples = os.path.join(ROOT, "docs", "examples")
+    app, tests = (open(os.path.join(examples, f), encoding="utf-8").read() for f in ("counter.py", "test_counter.py"))
     pytester.makepyfile(counter=app, test_counter=tests)
     result = run("--fbgfx-update")
     result.assert_outcomes(passed=2)
