@@ -14,7 +14,7 @@ def test_counts_taps(fbgfx_display):
     """A tap on the button counts one."""
     fbgfx_display.start_app([sys.executable, str(APP)])  # stopped when the test ends
     fbgfx_display.wait_for_frame()  # its first frame
-    fbgfx_display.assert_matches("zero")  # screens/test_counts_taps/zero.png
+    fbgfx_display.assert_matches("zero")  # screens/test_counter/test_counts_taps/zero.png
     fbgfx_display.tap(160, 120)  # panel pixels, on the button
     fbgfx_display.wait_for_frame()  # the frame that shows it
     fbgfx_display.assert_matches("one")
