@@ -432,6 +432,15 @@ class Screen(ClosesOnExit):
         if self._closed or back is None or self._changes.closed:
             what = "the framebuffer is closed" if self.fb.closed else "the screen is closed"
             raise FramebufferError(errno.EBADF, what, self.fb.path)
+        if os.getpid() != self._changes.pid:
+            # A forked child shares the parent's pages and pan offset: its frame would move
+            # the parent's page (and write into the page the parent shows next).
+            raise FramebufferError(
+                errno.EPERM,
+                f"this Screen belongs to process {self._changes.pid}; a forked child draws on a display it "
+                "opens itself (fbgfx.open() after the fork)",
+                self.fb.path,
+            )
         return back
 
     def _native_color(self, color: Any) -> int:
@@ -486,14 +495,14 @@ class _Changes:
         self.log: weakref.ref[DrawLog] | None = None
         self.release: weakref.WeakMethod[Callable[[], None]] | None = None
         self.closed = False
-        self._pid = os.getpid()
+        self.pid = os.getpid()  # the process that opened the Screen: the only one that draws
 
     def close(self) -> None:
         if self.closed or _restore.defer(self.close):
             return
         self.closed = True
         fb = self.fb
-        mine = os.getpid() == self._pid  # a forked child puts back nothing of its parent's
+        mine = os.getpid() == self.pid  # a forked child puts back nothing of its parent's
         try:
             if mine and not fb.closed and self._device_there():
                 if self.strategy is not None:

@@ -234,6 +234,39 @@ def test_forked_child_closing_leaves_file_device_to_parent(tmp_path):
         assert (after.var.xres, after.var.yres_virtual, after.var.yoffset) == (32, 24, 0)
 
 
+@pytest.mark.parametrize("buffering", ["flip", "copy", "single"])
+def test_forked_child_cannot_draw_on_the_parents_screen(tmp_path, buffering):
+    """A child drawing a frame on an inherited Screen is refused; the parent's page and picture stay."""
+    path = tmp_path / "fb.raw"
+    fb = fbgfx.open(f"virtual:32x24:RGB565:file={path}")
+    screen = fb.screen(buffering=buffering, console=False)
+    with screen.frame() as s:
+        s.clear("red")
+    before = (fb.device.get_var().yoffset, fb.snapshot().tobytes())
+
+    def child():
+        refused = []
+        for step in (
+            lambda: screen.frame().__enter__(),
+            lambda: screen.surface,
+            screen.flip,
+            lambda: screen.present(np.zeros((24, 32, 3), np.uint8)),
+        ):
+            try:
+                step()
+                refused.append("drew")
+            except FramebufferError as e:
+                refused.append("forked child" in str(e))
+        return refused
+
+    assert in_child(child) == [True] * 4
+    assert (fb.device.get_var().yoffset, fb.snapshot().tobytes()) == before
+    with screen.frame() as s:  # the parent carries on
+        s.clear("blue")
+    screen.close()
+    fb.close()
+
+
 CHILD_EXITS = textwrap.dedent(
     r"""
     import json, os, sys
