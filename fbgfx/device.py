@@ -191,6 +191,7 @@ class Framebuffer(ClosesOnExit):
         if "cmap" in saved and self._changed_elsewhere("cmap"):
             del saved["cmap"]
         self._mine = {}
+        self._keep_shown_page(saved)
         steps: list[tuple[str, Callable[[Any], object]]] = [
             ("blank", lambda _: self._device.blank(0)),
             ("var", self._restore_var),
@@ -205,6 +206,31 @@ class Framebuffer(ClosesOnExit):
                     warnings.warn(f"fbgfx: could not restore {key} on {self.path}: {e}", RuntimeWarning, stacklevel=2)
         if saved:
             self._load()
+
+    def _keep_shown_page(self, saved: dict[str, Any]) -> None:
+        """Before the pan offset goes back: copy the page on screen to where that offset
+        shows, so that closing leaves the last picture on the display (a page flipped to
+        the second page would otherwise give way to an older one). One read of video
+        memory, at close; only where the mode keeps its size and layout."""
+        if not self._device.fbdev or self.readonly:
+            return
+        original = saved.get("var")
+        pan = (original.xoffset, original.yoffset) if original is not None else saved.get("pan")
+        if pan is None:
+            return
+        now = self._var
+        if (now.xoffset, now.yoffset) == tuple(pan):
+            return
+        if original is not None and _layout(original) != _layout(now):
+            return  # another size or pixel layout: the picture would not fit the page
+        x, y = pan
+        if x + now.xres > now.xres_virtual or y + now.yres > now.yres_virtual:
+            return
+        try:
+            self._device.check()  # a framebuffer file truncated meanwhile: nothing to keep
+            self._view(x, y, now.xres, now.yres)[...] = self._view(now.xoffset, now.yoffset, now.xres, now.yres)
+        except (OSError, ValueError) as e:
+            warnings.warn(f"fbgfx: could not keep the last frame on {self.path}: {e}", RuntimeWarning, stacklevel=3)
 
     # -- what the device is ---------------------------------------------------------------
 
@@ -328,6 +354,9 @@ class Framebuffer(ClosesOnExit):
             ValueError: The rectangle is not inside the virtual screen.
         """
         self._check_open()
+        return self._view(x, y, width, height)
+
+    def _view(self, x: int, y: int, width: int | None, height: int | None) -> np.ndarray:
         var, fmt = self._var, self._format
         width = var.xres_virtual - x if width is None else width
         height = var.yres_virtual - y if height is None else height
@@ -348,7 +377,8 @@ class Framebuffer(ClosesOnExit):
             shape, strides = (height, fmt.row_bytes(width)), (self.stride, 1)
         else:
             shape, strides = (height, width), (self.stride, bpp_bytes)
-        return np.ndarray(shape, fmt.dtype, buffer=self.memory, offset=offset, strides=strides)
+        assert self._memory is not None
+        return np.ndarray(shape, fmt.dtype, buffer=self._memory, offset=offset, strides=strides)
 
     @property
     def palette(self) -> np.ndarray | None:
@@ -930,3 +960,10 @@ def _rect(box: Sequence[Any]) -> tuple[int, int, int, int]:
 def _refused(e: OSError, describe: str, path: str, asked: dict[str, int]) -> ModeError:
     err = e.errno or errno.EINVAL
     return ModeError(err, f"the driver refused {describe} ({os.strerror(err)})", path, asked)
+
+
+def _layout(var: VarScreenInfo) -> tuple[Any, ...]:
+    """A mode's picture layout: its geometry but for the virtual height (which a
+    Screen grows for page flipping and puts back)."""
+    fields = geometry(var)
+    return fields[:3] + fields[4:]

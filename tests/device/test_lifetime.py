@@ -234,6 +234,38 @@ def test_forked_child_closing_leaves_file_device_to_parent(tmp_path):
         assert (after.var.xres, after.var.yres_virtual, after.var.yoffset) == (32, 24, 0)
 
 
+@pytest.mark.parametrize("frames", [1, 2, 3])
+@pytest.mark.parametrize("how", ["fb-close", "screen-close", "exit"])
+def test_closing_after_page_flips_leaves_the_last_picture_shown(tmp_path, frames, how):
+    """A flipping app on a shared display (a file a test holds open) closes: the display shows its last frame."""
+    path = tmp_path / "fb.raw"
+    spec = f"virtual:32x24:RGB565:file={path}"
+    fbgfx.open(spec).close()
+    held = fbgfx.open(spec, readonly=True)  # what a test fixture holds while the app runs
+    colours = ["red", "lime", "blue"][:frames]
+    app = textwrap.dedent(
+        f"""
+        import sys, fbgfx
+        fb = fbgfx.open({spec!r})
+        screen = fb.screen(buffering="flip", console=False)
+        for colour in {colours!r}:
+            with screen.frame() as s:
+                s.clear(colour)
+        if {how!r} == "screen-close":
+            screen.close()
+        if {how!r} != "exit":
+            fb.close()
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", app], capture_output=True, text=True, env=ENV, timeout=120)
+    assert out.returncode == 0, out.stderr
+    held.refresh()
+    assert (held.var.yoffset, held.var.yres_virtual) == (0, 24)  # pan offset and virtual size put back
+    expected = {"red": (255, 0, 0), "lime": (0, 255, 0), "blue": (0, 0, 255)}[colours[-1]]
+    assert held.snapshot().getextrema() == tuple((c, c) for c in expected)
+    held.close()
+
+
 @pytest.mark.parametrize("buffering", ["flip", "copy", "single"])
 def test_forked_child_cannot_draw_on_the_parents_screen(tmp_path, buffering):
     """A child drawing a frame on an inherited Screen is refused; the parent's page and picture stay."""
