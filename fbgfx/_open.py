@@ -53,6 +53,9 @@ def open(path: PathLike | None = None, *, readonly: bool = False) -> Framebuffer
         320 240 RGB565
     """
     path = resolve(path)
+    if "\x00" in path or (is_drm_spec(path) and not path.isprintable()):
+        # said with escapes: a raw NUL or control character would reach the user's terminal
+        raise ValueError(f"device {path!r}: a device name cannot hold NUL or control characters")
     if path.startswith("virtual:") or path == "virtual":
         return VirtualFramebuffer.from_spec(path, readonly=readonly)
     if is_drm_spec(path):

@@ -301,7 +301,7 @@ class Screen(ClosesOnExit):
         else:
             try:
                 x0, y0, x1, y1 = (int(v) for v in box)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):  # (OverflowError: infinity)
                 raise TypeError(f"box must be (left, top, right, bottom) integers, not {box!r}") from None
             x0, x1 = max(x0, 0), min(x1, self.width)
             y0, y1 = max(y0, 0), min(y1, self.height)

@@ -15,8 +15,7 @@ import numpy as np
 from PIL import Image
 
 from .. import convert
-from .geometry import Coords
-from .geometry import box as box_of
+from .geometry import Coords, int_box
 
 if TYPE_CHECKING:
     pass
@@ -75,7 +74,7 @@ class ImageDrawing(_Base):
         if src.shape[0] == 0 or src.shape[1] == 0:
             raise ValueError(f"blit: the image is empty ({src.shape[1]}x{src.shape[0]} pixels)")
         if source_rect is not None:
-            x0, y0, x1, y1 = (int(v) for v in box_of(source_rect, "source_rect"))
+            x0, y0, x1, y1 = int_box(source_rect, "source_rect")
             h, w = src.shape[:2]
             x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
             if x0 >= x1 or y0 >= y1:

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
@@ -70,10 +72,29 @@ class Command:
     out: bool = field(default=False)
 
 
+def name_too_long(path: str) -> str:
+    """The line for a path the filesystem refuses as too long (``ENAMETOOLONG``): the
+    path shortened, and the limits it broke."""
+    shown = path if len(path) <= 120 else f"{path[:60]}...{path[-40:]} ({len(path)} characters)"
+    folder = os.path.dirname(os.path.abspath(path))
+    while folder and not os.path.isdir(folder):
+        folder = os.path.dirname(folder)
+    try:
+        name_max, path_max = os.pathconf(folder or "/", "PC_NAME_MAX"), os.pathconf(folder or "/", "PC_PATH_MAX")
+    except (OSError, ValueError):
+        name_max, path_max = 255, 4096
+    return (
+        f"{shown}: the file name is too long (this filesystem takes names of up to {name_max} bytes "
+        f"and paths of up to {path_max})"
+    )
+
+
 def describe_error(e: BaseException) -> str:
     """An exception as the one line the user reads (no type names, no newlines)."""
     if isinstance(e, FramebufferError):
         text = str(e)
+    elif isinstance(e, OSError) and e.errno == errno.ENAMETOOLONG and isinstance(e.filename, str):
+        text = name_too_long(e.filename)
     elif isinstance(e, OSError) and e.strerror:
         # a file descriptor (an int) names nothing the user knows
         named = e.filename not in (None, "") and not isinstance(e.filename, int)

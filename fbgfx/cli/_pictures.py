@@ -17,7 +17,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from ..convert import has_alpha
 from ._clock import MAX_SLEEP, now
-from ._command import CliError, describe_error
+from ._command import CliError, describe_error, name_too_long
 
 __all__ = ["check_image", "image_format", "load_image", "read_fifo", "reading", "save_image"]
 
@@ -76,6 +76,8 @@ def save_image(image: Image.Image, path: str) -> None:
         try:
             os.replace(tmp, path)
         except OSError as e:  # its error names the temporary file: name the user's
+            if e.errno == errno.ENAMETOOLONG:
+                raise OSError(e.errno, e.strerror, path) from None
             raise OSError(e.errno, f"cannot save the picture there ({e.strerror})", path) from None
     except BaseException:
         with contextlib.suppress(OSError):
@@ -91,7 +93,7 @@ def _create_beside(path: str, directory: str) -> tuple[int, str]:
     umask is not read (changing it to read it would race with other threads).
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    prefix = f".{os.path.basename(path)}."
+    prefix = f".{os.path.basename(path)[:64]}."  # short: a name the filesystem takes gets a temporary one
     for _ in range(100):
         tmp = os.path.join(directory, f"{prefix}{secrets.token_hex(6)}.tmp")
         try:
@@ -113,6 +115,8 @@ def reading(path: str, what: str = "an image") -> Iterator[None]:
     except UnidentifiedImageError:
         raise CliError(f"{path}: not {what} Pillow can read") from None
     except (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError) as e:
+        if isinstance(e, OSError) and e.errno == errno.ENAMETOOLONG:
+            raise CliError(name_too_long(path)) from None
         raise CliError(f"{path}: cannot read {what} ({describe_error(e)})") from None
 
 

@@ -46,6 +46,8 @@ def parse_spec(spec: str) -> tuple[str | None, dict[str, str]]:
     """
     if spec != "drm" and not spec.startswith("drm:"):
         raise ValueError(f"not a drm: device {spec!r}")
+    if not spec.isprintable():  # (shown escaped: a raw one would reach the user's terminal)
+        raise ValueError(f"device {spec!r}: a device name cannot hold NUL or control characters")
     parts = spec[4:].split(":") if spec.startswith("drm:") else []
     card: str | None = None
     options: dict[str, str] = {}

@@ -477,7 +477,7 @@ def _check_box(box: Sequence[int] | None, width: int, height: int) -> tuple[int,
         return 0, 0, width, height
     try:
         x0, y0, x1, y1 = (int(v) for v in box)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # (OverflowError: infinity)
         raise TypeError(f"box must be (x0, y0, x1, y1) integers, not {box!r}") from None
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
     if x0 >= x1 or y0 >= y1:
