@@ -29,9 +29,6 @@ from ._draw.images import ImageDrawing
 from ._draw.target import Kernel, Rect
 from ._draw.text import TextDrawing
 from ._ffi import check_value, ffi, lib
-
-from ._geometry import BIG, NUMBERS, Coords, Flat, check_angle, check_size, check_width, flat, int_box
-from ._geometry import box as box_of
 from .color import BLEND, OPAQUE, SKIP, ColorLike, Ink, Packer, whole_channels
 from .pixelformat import PixelFormat, default_palette
 

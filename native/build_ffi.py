@@ -38,6 +38,7 @@ PARTS = [
     ("drm_atomic.cdef", "drm_atomic.h", []),
     ("evgrab.cdef", "evgrab.h", ["evgrab.c"]),
     ("mirror.cdef", "mirror.h", ["mirror.c"]),
+    ("sigbus.cdef", "sigbus.h", ["sigbus.c"]),
     ("abi.cdef", None, []),  # fbgfx_abi_cdef, written below
 ]
 

@@ -10,9 +10,13 @@
  * have to respect. A fault anywhere else goes to the handler that was installed before
  * (faulthandler, say) or ends the process as it would have without fbgfx.
  * (libwayland-server guards its clients' shared memory pools the same way.) */
+#include "sigbus.h"
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 

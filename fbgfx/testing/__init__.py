@@ -33,6 +33,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from pytest_fbgfx import report_place
+
 from .._open import VirtualFramebuffer
 from .._open import open as fbgfx_open
 from .._screen import frames as _frames
@@ -43,19 +45,7 @@ from ..touch._finger import Finger
 from ..touch.uinput import UinputTouch
 from ..touch.virtual import VirtualTouch
 from ..virtual import parse_spec
-from . import _golden
-from pytest_fbgfx import report_place
-
-from . import _baselines, _frames, _golden
-from ._finger import Finger
-from ._open import VirtualFramebuffer
-from ._open import open as fbgfx_open
-from .drm import is_drm_spec
-from .errors import FramebufferError, TouchError
-from .pixelformat import PixelFormat
-from .uinput_touch import UinputTouch
-from .virtual import parse_spec
-from .virtual_touch import VirtualTouch
+from . import _baselines, _golden
 
 __all__ = ["DEFAULTS", "DisplayUnderTest", "FrameTimeout"]
 
@@ -550,7 +540,7 @@ class _Test:
         self.id: str = node.nodeid
         self.folder = folder
         self.rotate = rotate
-        # screens/<module>/<Class>/<function>[<parameter id>]: the whole test (fbgfx._baselines)
+        # screens/<module>/<Class>/<function>[<parameter id>]: the whole test (fbgfx.testing._baselines)
         function = getattr(node, "originalname", node.name)
         classes = [n.name for n in node.listchain() if isinstance(n, pytest.Class)]
         callspec = getattr(node, "callspec", None)

@@ -31,15 +31,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .._guard import Guard
 from ..errors import FramebufferError
 from ..pixelformat import FORMATS, PixelFormat
 from ..screeninfo import BITFIELD_NAMES, VAR_FIELDS, Bitfield, VarScreenInfo
 from ._spec import MAX_MEMORY, MAX_SIDE, MODE_POLICIES, VirtualOptions
-from ._guard import Guard
-from ._virtual_spec import MAX_MEMORY, MAX_SIDE, MODE_POLICIES, VirtualOptions
-from .errors import FramebufferError
-from .pixelformat import FORMATS, PixelFormat
-from .screeninfo import BITFIELD_NAMES, VAR_FIELDS, Bitfield, VarScreenInfo
 
 __all__ = ["STATE_SUFFIX", "DeviceState", "FramebufferFile"]
 
