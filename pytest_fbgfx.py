@@ -69,7 +69,9 @@ def report_place(config: pytest.Config) -> tuple[str, str]:
         if given:
             folder = os.path.abspath(given)
         else:
-            folder = str(config._tmp_path_factory.getbasetemp() / "fbgfx-report")  # type: ignore[attr-defined]
+            # pytest's own basetemp (no public hook hands it to a plugin outside a fixture)
+            factory = config._tmp_path_factory  # type: ignore[attr-defined]  # noqa: SLF001
+            folder = str(factory.getbasetemp() / "fbgfx-report")
         config.stash[_FOLDER] = folder
     return config.stash[_FOLDER], config.stash[_SESSION]
 
@@ -111,7 +113,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     summary = config.stash.get(_SUMMARY, None)
     folder = config.stash.get(_FOLDER, None)  # known once a display test or an xdist worker started
     if summary is None and folder is not None and os.path.exists(os.path.join(folder, RECORDS)):
-        from fbgfx import testing  # workers reported: the controller sums them up
+        from fbgfx import testing  # noqa: PLC0415 (workers reported: the controller sums them up)
 
         summary = testing.summary
     if summary is not None:  # else no test used a display: nothing to say
