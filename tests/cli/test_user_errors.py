@@ -32,7 +32,7 @@ def test_infinite_boxes_are_clear_errors(bad):
     surface = screen.surface
     with pytest.raises(ValueError, match="clip: coordinates must be finite"):
         surface.clip = box
-    with pytest.raises(ValueError, match="rect: coordinates must be finite"):
+    with pytest.raises(ValueError, match="subsurface: coordinates must be finite"):
         surface.subsurface(box)
     with pytest.raises(ValueError, match="source_rect: coordinates must be finite"):
         surface.blit(Image.new("RGB", (4, 4)), (0, 0), source_rect=box)
