@@ -796,7 +796,7 @@ class Framebuffer(ClosesOnExit):
             UnsupportedFormatError: A palette or gray display (layers need true colour).
         """
         # The layer sits above Screen: reached only when asked for (see screen()).
-        from .layer import Layer
+        from .layer import Layer  # noqa: PLC0415 (layer sits above device: imported on first use)
 
         return Layer(self, box, alpha=alpha)
 

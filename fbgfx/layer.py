@@ -73,10 +73,10 @@ class _LayerDevice(VirtualDevice):
         return LayerInfo(page_rows=self.get_var().yres)
 
     def dirty(self, rects: Sequence[tuple[int, int, int, int]] | None = None) -> None:
-        self._layer._changed(rects)
+        self._layer._changed(rects)  # noqa: SLF001 (same module: this backend is the Layer's own)
 
     def wait_flip(self) -> bool:
-        return self._layer._wait_plane()
+        return self._layer._wait_plane()  # noqa: SLF001 (same module: this backend is the Layer's own)
 
 
 class Layer(ClosesOnExit):

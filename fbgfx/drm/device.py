@@ -925,7 +925,7 @@ class DrmDevice:
 
     def plane_pool(self) -> Any:
         """The planes layers may use on this display (:class:`fbgfx.drm.planes.PlanePool`)."""
-        from .planes import PlanePool  # the layers' module, loaded when layers are opened
+        from .planes import PlanePool  # noqa: PLC0415 (the layers' module, loaded when layers are opened)
 
         return PlanePool(self)
 
