@@ -281,7 +281,8 @@ class DrmDevice:
                 raise
             # A display of this program dropped without close may hold the connector
             # until the garbage collector finds it: have it found and closed, then look again.
-            _closing.close_unreferenced()
+            # (generous: on a loaded machine the closer thread may be slow to get its turn)
+            _closing.close_unreferenced(timeout=30.0)
             self._claim_heads(connectors, names, mode_text)
         self._update_mode_choices()
         self.planes = self._planes()

@@ -224,7 +224,7 @@ def run_vkms(card: str) -> None:
             for i in range(100):
                 with alpha.frame() as s:
                     s.point((i, 0), fill=(255, 255, 255, 255))
-                if i % 10 == 0:
+                if i % 10 in (0, 5):  # an even and an odd update: both of its buffers
                     now = planes_on(debugfs_state(card))
                     seen_alpha.add(now.get(alpha.plane_id))
                     others_changed += sum(
@@ -284,6 +284,7 @@ def run_vkms(card: str) -> None:
 
     @LINK.step("vkms_sigterm")
     def _sigterm() -> dict[str, Any]:
+        before = planes_on(debugfs_state(card))
         holder = subprocess.Popen(
             [sys.executable, __file__, "hold", card], stdout=subprocess.PIPE, text=True, start_new_session=True
         )
@@ -292,7 +293,8 @@ def run_vkms(card: str) -> None:
         during = planes_on(debugfs_state(card))
         holder.send_signal(signal.SIGTERM)
         rc = holder.wait(60)
-        return {"ready": line.strip(), "during": len(during), "after": planes_on(debugfs_state(card)), "rc": rc}
+        after = planes_on(debugfs_state(card))
+        return {"ready": line.strip(), "during": len(during), "before": before, "after": after, "rc": rc}
 
     @LINK.step("vkms_legacy")
     def _legacy() -> dict[str, Any]:
