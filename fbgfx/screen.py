@@ -325,7 +325,7 @@ class Screen(ClosesOnExit):
         self.fb.check()  # a truncated framebuffer file: an error, not SIGBUS
         with _restore.critical:
             back.flip()
-            self.fb.check()  # truncated while the frame was written (fbgfx._guard): it went nowhere
+            self.fb.check()  # truncated while the frame was written (fbgfx.virtual._guard): it went nowhere
         self._shown()
 
     def present(self, image: Any, fit: str = "fit", background: Any = "black") -> None:
@@ -362,7 +362,7 @@ class Screen(ClosesOnExit):
             if rgb.shape[:2] != (self.height, self.width):
                 with _restore.critical:
                     back.present_part(rgb, x, y, self._native_color(background))
-                    self.fb.check()  # truncated while the picture was written (fbgfx._guard)
+                    self.fb.check()  # truncated while the picture was written (fbgfx.virtual._guard)
                 self._shown()
                 return
         with _restore.critical:

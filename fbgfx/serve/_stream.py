@@ -82,7 +82,7 @@ class FramebufferSource:
         fb.check()  # a framebuffer file another program truncated: an error the viewers are shown
         palette = fb.palette
         native = np.array(fb.pixels, copy=True)
-        fb.check()  # truncated while it was read (fbgfx._guard: zeros, not SIGBUS)
+        fb.check()  # truncated while it was read (fbgfx.virtual._guard: zeros, not SIGBUS)
         return fb.format, native, None if palette is None else palette.copy(), fb.width
 
 

@@ -31,10 +31,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._guard import Guard
 from ..errors import FramebufferError
 from ..pixelformat import FORMATS, PixelFormat
 from ..screeninfo import BITFIELD_NAMES, VAR_FIELDS, Bitfield, VarScreenInfo
+from ._guard import Guard
 from ._spec import MAX_MEMORY, MAX_SIDE, MODE_POLICIES, VirtualOptions
 
 __all__ = ["STATE_SUFFIX", "DeviceState", "FramebufferFile"]
@@ -333,7 +333,7 @@ class FramebufferFile:
         """Raise :class:`FramebufferError` (``ENODEV``) when the memory file holds fewer
         than ``size`` bytes, or held fewer when the mapping was last touched: another
         program truncated it. Touching the missing pages would kill this process with
-        SIGBUS, but for the guard (:mod:`fbgfx._guard`), which puts zero pages there and
+        SIGBUS, but for the guard (:mod:`fbgfx.virtual._guard`), which puts zero pages there and
         marks the mapping lost: the device is gone for good then. One ``fstat``."""
         fd = self._fd
         if fd < 0:

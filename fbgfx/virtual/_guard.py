@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._ffi import ffi, lib
+from .._ffi import ffi, lib
 
 __all__ = ["Guard"]
 
