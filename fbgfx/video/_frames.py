@@ -159,11 +159,18 @@ class AnimationSource:
 
     Raises:
         OSError, ValueError: Pillow cannot read it (its own errors, as :func:`PIL.Image.open`).
+        PIL.Image.DecompressionBombError: an animation whose canvas is larger than
+            :data:`PIL.Image.MAX_IMAGE_PIXELS`. Pillow composes every frame after the
+            first on a canvas of that size in RGB (about 8 bytes a pixel: 1.1 GB for a
+            12000x12000 GIF of a few bytes), so it is refused before anything is decoded.
+            A still picture that large is read in bands, as :meth:`Screen.present`
+            does; raise the limit to play such an animation anyway.
     """
 
     def __init__(self, path: str, data: bytes | None = None, loop: bool = False) -> None:
         self.name, self._data = path, data
         self._image: Image.Image | None = self._open_image()
+        _check_canvas(self._image)
         self._cache: list[Frame] | None = [] if loop else None
         self._cached = False
         self._shown: tuple[int, int, str] | None = None
@@ -227,6 +234,21 @@ class _AnimationPass:
         if self._image is not None:
             self._image.close()
             self._image = None
+
+
+def _check_canvas(image: Image.Image) -> None:
+    """Refuse an animation whose canvas is larger than Pillow's MAX_IMAGE_PIXELS (see
+    :class:`AnimationSource`); the file is closed first."""
+    limit = Image.MAX_IMAGE_PIXELS
+    w, h = image.size
+    if limit is None or w * h <= limit or not getattr(image, "is_animated", False):
+        return
+    image.close()
+    raise Image.DecompressionBombError(
+        f"an animation of {w}x{h} ({w * h / 1e6:.0f} M pixels) is more than"
+        f" PIL.Image.MAX_IMAGE_PIXELS ({limit / 1e6:.0f} M): Pillow would compose its frames"
+        f" on a canvas of {w * h * 8 / 1e9:.1f} GB"
+    )
 
 
 def _bounded(frame: Image.Image, shown: tuple[int, int, str] | None) -> Image.Image:

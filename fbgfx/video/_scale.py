@@ -238,7 +238,7 @@ def _window(frame: Any, at: tuple[int, int], shape: tuple[int, int]) -> _Window 
     would in the whole frame."""
     pix = frame.format
     try:
-        if pix.has_palette or pix.is_bit_stream or pix.is_bayer:
+        if pix.has_palette or pix.is_bit_stream or _is_bayer(pix):
             return None
         hs, vs = 16 // pix.chroma_width(16), 16 // pix.chroma_height(16)
         rows, columns = shape
@@ -251,6 +251,12 @@ def _window(frame: Any, at: tuple[int, int], shape: tuple[int, int]) -> _Window 
     except (AttributeError, TypeError, ValueError, ZeroDivisionError):
         return None
     return _Window(frame, planes, (width, height), (at[0] - left, at[1] - top))
+
+
+def _is_bayer(pix: Any) -> bool:
+    """True for a Bayer mosaic (PyAV 10, Debian bookworm's, has no ``is_bayer``: by name)."""
+    is_bayer = getattr(pix, "is_bayer", None)
+    return bool(str(pix.name).startswith("bayer_") if is_bayer is None else is_bayer)
 
 
 def _span(start: int, length: int, total: int, step: int) -> tuple[int, int]:

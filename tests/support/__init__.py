@@ -14,3 +14,7 @@ TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(TESTS)
 #: evemu recordings of real touch devices, replayed by the touch and CLI tests.
 RECORDINGS = Path(__file__).parent / "recordings"
+#: Python source for a child process's peak memory in KB: its own VmHWM. Not
+#: ``ru_maxrss``, which after fork and exec starts at the parent's peak (a pytest worker
+#: that already drew large pictures made a 60 MB child read as 670 MB).
+PEAK_KB = "int(next(line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM:')))"

@@ -3,11 +3,14 @@ present() packs them, and anamorphic files at their display aspect."""
 
 from __future__ import annotations
 
+import platform
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from support import PEAK_KB
 
 av = pytest.importorskip("av", reason="PyAV (the video extra) is not installed: pip install -e '.[test]'")
 
@@ -104,14 +107,65 @@ def test_a_huge_declared_gif_costs_what_is_shown(tmp_path: Path, fit: str) -> No
     big = tmp_path / "big.gif"
     big.write_bytes(bytes(data))
     code = (
-        "import resource, sys\nfrom fbgfx.cli import main\n"
+        "from fbgfx.cli import main\n"
         f"code = main(['play', {str(big)!r}, '--{fit}', '--duration', '0.5', '-d', 'virtual:320x240'])\n"
-        "print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        f"print(code, {PEAK_KB})\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     status, peak_kb = done.stdout.split()
     assert status == "0", done.stderr
-    assert int(peak_kb) < 600_000, peak_kb  # it was 870-890 MB; 60-310 MB now, as the allocator touches the canvas
+    assert int(peak_kb) < 300_000, peak_kb  # it was 870-890 MB; about 75 MB now
+
+
+def _declaring(path: Path, size: tuple[int, int]) -> Path:
+    """A two-frame GIF of 100x100 frames (red, then blue) whose logical screen is ``size``."""
+    import struct
+
+    from PIL import Image
+
+    red, blue = Image.new("RGB", (100, 100), "red"), Image.new("RGB", (100, 100), "blue")
+    red.save(path, save_all=True, append_images=[blue])
+    data = bytearray(path.read_bytes())
+    data[6:10] = struct.pack("<HH", *size)
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_an_animation_larger_than_pillows_limit_is_refused_before_decoding(tmp_path: Path) -> None:
+    """An animated GIF declaring 12000x12000 (Pillow composes its frames on a 1.2 GB
+    canvas; it took 1.3 GB) is refused in one line, in little memory, the screen untouched."""
+    import subprocess
+    import sys
+
+    big = _declaring(tmp_path / "big.gif", (12000, 12000))
+    code = (
+        "from fbgfx.cli import main\n"
+        f"code = main(['play', {str(big)!r}, '--duration', '5', '-d', 'virtual:320x240'])\n"
+        f"print(code, {PEAK_KB})\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    status, peak_kb = done.stdout.split()
+    assert status == "2", done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("fbgfx: error:")]
+    assert len(errors) == 1 and "12000x12000" in errors[0] and "MAX_IMAGE_PIXELS" in errors[0], done.stderr
+    assert int(peak_kb) < 200_000, peak_kb
+
+
+def test_an_animation_within_pillows_limit_plays(tmp_path: Path, open_virtual: Any) -> None:
+    """The same animation declaring 3000x2000 plays: both frames, made as small as shown
+    (one tenth), at the corner where the canvas has them."""
+    from PIL import Image
+
+    path = _declaring(tmp_path / "mid.gif", (3000, 2000))
+    fb = open_virtual("300x200:XRGB8888")
+    with fb.screen() as screen:
+        played = screen.play(str(path), fps=0, audio=False)
+    assert played.shown == 2
+    shown = np.asarray(fb.snapshot().convert("RGB")).astype(int)
+    assert np.abs(shown[1:9, 1:9] - (0, 0, 255)).max() <= 8  # the last frame, a tenth of 100x100
+    assert tuple(shown[100, 150]) != (0, 0, 255)  # the canvas outside the frames
+    limit = Image.MAX_IMAGE_PIXELS
+    assert limit is not None and 3000 * 2000 < limit
 
 
 @pytest.mark.parametrize("pix_fmt", ["yuv420p", "yuv422p", "nv12", "yuyv422", "yuv420p10le", "rgb24", "gbrp"])
@@ -135,7 +189,15 @@ def test_center_converts_only_the_part_shown(pix_fmt: str, at: tuple[int, int]) 
         converter.close()
         results.append(screen.copy())
     assert results[0].any()
-    assert np.abs(results[0].view(np.uint8).astype(int) - results[1].view(np.uint8).astype(int)).max() <= 2
+    if platform.machine() == "aarch64" and pix_fmt in ("yuv420p", "yuv422p", "nv12"):
+        # libswscale converts these with NEON where the width is a multiple of 16 and in C
+        # elsewhere (the part read at (30, 22) is 48 wide, the frame 102): the two differ
+        # (by up to 30 for nv12), so each is held to the picture instead.
+        shown = picture[at[1] : at[1] + 30, at[0] : at[0] + 40].astype(int)
+        cut, whole = (np.abs(r.view(np.uint8).reshape(40, 48, 4)[:30, :40, 2::-1] - shown).mean() for r in results)
+        assert cut <= whole + 1, (cut, whole)
+    else:
+        assert np.abs(results[0].view(np.uint8).astype(int) - results[1].view(np.uint8).astype(int)).max() <= 2
 
 
 def test_center_of_a_huge_frame_allocates_what_is_shown() -> None:
