@@ -4,21 +4,28 @@ frames from stdin, all through one player (:class:`fbgfx.video.Player`)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import io
 import os
 import stat
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
+from ..errors import UnsupportedFormatError
 from ..screen import Screen
 from ._args import add_fit, add_rotate, parse_size, seconds
 from ._clock import now
 from ._command import CliError, Command, Context
-from ._device import open_device, saved_screen
+from ._device import open_device, saved_screen, screen_size
 from ._pictures import image_format, read_fifo, reading
 from ._playback import Status
+
+if TYPE_CHECKING:
+    from ..device import Framebuffer
 
 __all__ = ["COMMAND", "play_on"]
 
@@ -45,6 +52,12 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     add("--loop", action="store_true", help="play the file(s) again and again (not stdin)")
     add_fit(parser)
     add_rotate(parser)
+    add(
+        "--box",
+        metavar="X0,Y0,X1,Y1",
+        help="play in this rectangle of the screen (X1, Y1 exclusive), in a layer: on a display plane where "
+        "the display has one free, else composed by fbgfx; says which",
+    )
     add("--size", metavar="WxH", help="frame size of raw frames on stdin")
     add("--pix-fmt", metavar="FMT", help=f"pixel format of raw frames: {', '.join(_RAW_PIX_FMTS)} (default rgb24)")
     add("--duration", type=seconds, metavar="S", help="stop after this many seconds")
@@ -67,8 +80,13 @@ def run(args: argparse.Namespace, context: Context) -> int:
     names = ("fit", "loop", "duration", "audio", "hwdec", "audio_device")  # PlayOptions' names
     options = video.PlayOptions(fps=fps, **{name: getattr(args, name) for name in names})
     try:
-        with open_device(args) as fb, saved_screen(fb, args.out, context, args.rotate) as screen:
-            play_on(screen, video.Player(screen, sources, options), Status(context, args.stats), args.verbose)
+        with open_device(args) as fb:
+            box = None if args.box is None else _parse_box(args.box, *screen_size(fb, args.rotate))
+            with saved_screen(fb, args.out, context, args.rotate) as screen:
+                where = contextlib.nullcontext((screen, None)) if box is None else _in_layer(fb, screen, box)
+                with where as (target, box_in_target):
+                    player = video.Player(target, sources, dataclasses.replace(options, box=box_in_target))
+                    play_on(target, player, Status(context, args.stats), args.verbose)
     finally:
         for source in sources:
             if isinstance(source, video.Video):
@@ -83,6 +101,65 @@ def play_on(screen: Screen, player: Any, status: Status, verbose: bool) -> None:
         player.run(progress=status.frame, opened=_tell_decoder if verbose else None)
     finally:
         status.finish()
+
+
+def _parse_box(text: str, width: int, height: int) -> tuple[int, int, int, int]:
+    """``--box X0,Y0,X1,Y1``: four integers, a non-empty rectangle inside the screen.
+
+    Raises:
+        CliError: Not four integers, empty, or not inside the ``width`` x ``height`` screen.
+    """
+    try:
+        x0, y0, x1, y1 = (int(v) for v in text.split(","))
+    except ValueError:
+        raise CliError(f"--box must be X0,Y0,X1,Y1 (four integers, X1 and Y1 exclusive), not {text!r}") from None
+    if x0 >= x1 or y0 >= y1:
+        raise CliError(f"--box {text} is empty (X1 and Y1 are exclusive and must be larger than X0 and Y0)")
+    if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
+        raise CliError(f"--box {text} is not inside the {width}x{height} screen")
+    return x0, y0, x1, y1
+
+
+@contextlib.contextmanager
+def _in_layer(
+    fb: Framebuffer, screen: Screen, box: tuple[int, int, int, int]
+) -> Iterator[tuple[Screen, tuple[int, int, int, int] | None]]:
+    """Where ``--box`` plays, as (the Screen to play on, the box in it): a layer at
+    ``box`` (its Screen, the whole of it), or the Screen's ``box`` on a display that
+    takes no layers; one line on stderr says which (on a plane, or composed by fbgfx
+    and why).
+
+    When the play ends the last frame goes into the Screen and the layer closes: the
+    picture stays as a play without ``--box`` leaves it, and ``--out`` holds it.
+    """
+    try:
+        layer = fb.layer(box)
+    except UnsupportedFormatError as e:  # a palette or gray display: no layers, the Screen's box
+        _tell_where(f"video composed by fbgfx ({e})")
+        yield screen, box
+        return
+    with layer:
+        if layer.hardware:
+            kind = next((p.type for p in fb.planes if p.id == layer.plane_id), "overlay")
+            _tell_where(f"video on plane {layer.plane_id} ({kind})")
+        else:
+            _tell_where(f"video composed by fbgfx ({_why(layer.reason)})")
+        try:
+            yield layer.screen, None
+        finally:
+            if not layer.closed:
+                with screen.frame() as s:
+                    s.blit(layer.surface.to_image(), box[:2])
+
+
+def _why(reason: str) -> str:
+    """``layer.reason`` without its "composed by fbgfx" (the line says it)."""
+    reason = reason.removeprefix("composed by fbgfx: ")
+    return reason.removesuffix(": composed by fbgfx")
+
+
+def _tell_where(text: str) -> None:
+    print(f"fbgfx: play: {text}", file=sys.stderr, flush=True)
 
 
 def _check(args: argparse.Namespace) -> None:

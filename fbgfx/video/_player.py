@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Union
 
 from .. import convert
-from .._screen.fit import FITS
+from .._screen.fit import FITS, place
 from ..color import resolve
 from ._audio import AudioOut, open_audio
 from ._frames import FileSource, Frame, FramePass, FrameSource
@@ -379,9 +379,23 @@ class _Painter:
     def show(self) -> None:
         """Show the prepared picture."""
         if self.rgb is not None:
-            self.screen.present(self.rgb, fit=self.options.fit, background=self.options.background)
+            if self.box == (0, 0, self.screen.width, self.screen.height):
+                self.screen.present(self.rgb, fit=self.options.fit, background=self.options.background)
+            else:
+                self._present_in_box(self.rgb)
         else:
             self.screen.flip()
+
+    def _present_in_box(self, rgb: Any) -> None:
+        """An RGB frame (an animation's, raw frames') in the box, the rest of the screen
+        as it was."""
+        bx0, by0, bx1, by1 = self.box
+        picture, x, y = place(rgb, bx1 - bx0, by1 - by0, self.options.fit)
+        with self.screen.frame() as s:
+            inside = s.subsurface(self.box)
+            if x > 0 or y > 0 or picture.shape[1] < bx1 - bx0 or picture.shape[0] < by1 - by0:
+                inside.clear(self.options.background)
+            inside.blit(picture, (x, y), alpha=False)
 
     def _layout_for(self, video: Video) -> tuple[Converter, tuple[int, int, int, int]]:
         if video is not self.prepared_for or self.layout is None:

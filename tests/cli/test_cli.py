@@ -459,6 +459,75 @@ def test_play_bad_inputs(tmp_path, capsys, monkeypatch):
             assert words in one_error_line(err), (argv, err)
 
 
+def test_play_box_on_virtual_says_composed_and_keeps_the_rest(tmp_path, capsys):
+    """play --box on virtual: says the video is composed by fbgfx and why; the video fills
+    the box, the screen around it is as before, and the last frame stays after the play."""
+    spec = f"virtual:200x120:XRGB8888:file={tmp_path / 'fb.raw'}"
+    with fbgfx.open(spec) as fb:
+        fb.pixels[...] = 0x00808080
+    anim = animation(tmp_path / "a.gif", size=(80, 40))
+    code, _, err = run(capsys, "play", anim, "--box", "20,10,100,50", "--fps", "0", "-d", spec)
+    assert code == 0, err
+    lines = [line for line in err.splitlines() if line.startswith("fbgfx: play: ")]
+    assert lines == ["fbgfx: play: video composed by fbgfx (virtual:200x120:XRGB8888 has no display planes)"], err
+    with fbgfx.open(spec) as fb:
+        shot = np.asarray(fb.snapshot())
+    assert (shot[10:50, 20:100] == COLORS[3]).all()  # the last frame, in the box
+    outside = np.ones(shot.shape[:2], bool)
+    outside[10:50, 20:100] = False
+    assert (shot[outside] == 128).all()
+
+
+def test_play_box_on_a_palette_display_plays_in_the_screens_box(tmp_path, capsys):
+    """play --box on an 8-bit palette display (no layers there): composed, with the reason, in the box."""
+    out = tmp_path / "o.png"
+    anim = animation(tmp_path / "a.gif", size=(80, 40))
+    code, _, err = run(
+        capsys, "play", anim, "--box", "20,10,100,50", "--fps", "0", "--out", out, "-d", "virtual:200x120:C8"
+    )
+    assert code == 0, err
+    assert "fbgfx: play: video composed by fbgfx (layers need a true-colour display" in err
+    assert (
+        rgb_at(out, (60, 30)) == COLORS[3]
+        and rgb_at(out, (10, 5)) == (0, 0, 0)
+        and rgb_at(out, (150, 100)) == (0, 0, 0)
+    )
+
+
+def test_play_box_bad_boxes_are_one_line_before_the_screen_changes(tmp_path, capsys):
+    """--box that is not four integers, empty, or off the screen: one error line, exit 2, screen untouched."""
+    spec = f"virtual:64x48:RGB565:file={tmp_path / 'fb.raw'}"
+    with fbgfx.open(spec) as fb:
+        fb.pixels[...] = 0x1234
+    anim = animation(tmp_path / "a.gif", size=(16, 16))
+    cases = [
+        ("1,2,3", "--box must be X0,Y0,X1,Y1"),
+        ("a,b,c,d", "--box must be X0,Y0,X1,Y1"),
+        ("10,10,10,20", "is empty"),
+        ("0,0,65,48", "not inside the 64x48 screen"),
+        ("-1,0,10,10", "not inside the 64x48 screen"),
+    ]
+    for box, words in cases:
+        code, _, err = run(capsys, "play", anim, f"--box={box}", "--fps", "0", "-d", spec)
+        assert code == 2, box
+        assert words in one_error_line(err), err
+        with fbgfx.open(spec) as fb:
+            assert np.all(fb.pixels == 0x1234), box
+
+
+def test_play_box_is_in_the_turned_screens_coordinates(tmp_path, capsys):
+    """--box with --rotate 90 is in the turned picture's coordinates (as drawing is)."""
+    out = tmp_path / "o.png"
+    anim = animation(tmp_path / "a.gif", size=(40, 20))
+    argv = ("--box", "0,0,40,20", "--fps", "0", "--rotate", "90", "--out", out, "-d", "virtual:120x200:XRGB8888")
+    code, _, err = run(capsys, "play", anim, *argv)
+    assert code == 0, err
+    with Image.open(out) as im:
+        turned = np.asarray(im.convert("RGB").rotate(90, expand=True))  # back to the picture as drawn
+    assert turned.shape[:2] == (120, 200)
+    assert (turned[0:20, 0:40] == COLORS[3]).all() and (turned[20:, :] == 0).all() and (turned[:, 40:] == 0).all()
+
+
 # -- demo -----------------------------------------------------------------------------------
 
 

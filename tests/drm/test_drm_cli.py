@@ -9,6 +9,7 @@ import pytest
 from PIL import Image
 from support.fake_drm import FakeCard
 
+import fbgfx.cli.play
 import fbgfx.drm as drm
 import fbgfx.drm.discovery
 from fbgfx.cli import main
@@ -128,3 +129,26 @@ def test_show_on_drm_puts_the_picture_on_the_crtc(capsys, tmp_path, card):
     assert code == 0, err
     assert seen == [(10 << 16) | (200 << 8) | 30]
     assert card.state.fb_id == 7  # the console's framebuffer again
+
+
+def test_play_box_on_legacy_kms_says_composed(tmp_path, capsys, monkeypatch, card):
+    """play --box on a drm: display driven by legacy KMS: composed by fbgfx, saying so;
+    the card shows the video in the box and the screen around it."""
+    frames = [Image.new("RGB", (40, 20), c) for c in ((255, 0, 0), (0, 0, 255))]
+    anim = tmp_path / "a.gif"
+    frames[0].save(anim, save_all=True, append_images=frames[1:], duration=40)
+    shown = []
+    play_on = fbgfx.cli.play.play_on
+
+    def watched(*args):
+        play_on(*args)
+        shown.append(card.scanout().view("<u4").copy())
+
+    monkeypatch.setattr(fbgfx.cli.play, "play_on", watched)
+    code, _, err = run(capsys, "play", anim, "--box", "100,50,140,70", "--fps", "0", "-d", "drm:card0")
+    assert code == 0, err
+    assert "fbgfx: play: video composed by fbgfx (the display is driven by legacy KMS (no atomic modesetting))" in err
+    assert len(shown) == 1
+    inside = np.zeros(shown[0].shape, bool)
+    inside[50:70, 100:140] = True
+    assert (shown[0][inside] == 0x0000FF).all() and (shown[0][~inside] == 0).all()
