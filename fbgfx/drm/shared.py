@@ -237,16 +237,7 @@ class SharedCard:
                 left = deadline - time.monotonic()
                 if left <= 0 or self.card.fd < 0:  # closed: no event will come
                     return left_over
-                if self._reading:
-                    self._done.wait(min(left, _READ_SLICE))
-                    continue
-                self._reading = True
-                try:
-                    events = self._read(min(left, _READ_SLICE))
-                finally:
-                    self._reading = False
-                self._record(events)
-                self._done.notify_all()
+                self._await_events(left)
 
     def _record(self, events: list[tuple[int, int, int, int]]) -> None:
         for kind, user_data, _seq, _crtc in events:
@@ -274,16 +265,21 @@ class SharedCard:
                 if left <= 0 or self.card.fd < 0:
                     self._inflight.pop(crtc_id, None)
                     return False
-                if self._reading:
-                    self._done.wait(min(left, _READ_SLICE))
-                    continue
-                self._reading = True
-                try:
-                    events = self._read(min(left, _READ_SLICE))
-                finally:
-                    self._reading = False
-                self._record(events)
-                self._done.notify_all()
+                self._await_events(left)
+
+    def _await_events(self, left: float) -> None:
+        """One slice of waiting, ``_done`` held: read the card's events when no other
+        thread is reading them, else wait for the one that is to record its events."""
+        if self._reading:
+            self._done.wait(min(left, _READ_SLICE))
+            return
+        self._reading = True
+        try:
+            events = self._read(min(left, _READ_SLICE))
+        finally:
+            self._reading = False
+        self._record(events)
+        self._done.notify_all()
 
     def _read(self, timeout: float) -> list[tuple[int, int, int, int]]:
         # Read with the lock let go, so that other displays can queue flips meanwhile.
