@@ -7,7 +7,7 @@ one smooth kernel call per colour with ``antialias=True``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -16,15 +16,7 @@ from .._ffi import ffi, lib
 from ..color import OPAQUE, ColorLike
 from . import smooth
 from .geometry import check_width
-from .target import Kernel
-
-if TYPE_CHECKING:
-    pass
-
-if TYPE_CHECKING:
-    from .target import DrawTarget as _Base
-else:
-    _Base = object  # the Protocol is for mypy: at run time nothing sits between Surface and object
+from .target import Kernel, Mixin
 
 __all__ = ["BatchDrawing"]
 
@@ -32,7 +24,7 @@ Fill = Optional[ColorLike]
 _WHITE = "white"
 
 
-class BatchDrawing(_Base):
+class BatchDrawing(Mixin):
     """``lines``, ``rectangles``, ``ellipses`` and ``points``."""
 
     def _batch(self, array: Any, cols: int, what: str) -> np.ndarray:

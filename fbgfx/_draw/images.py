@@ -9,26 +9,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from .. import convert
 from .geometry import Coords, int_box
-
-if TYPE_CHECKING:
-    pass
-
-if TYPE_CHECKING:
-    from .target import DrawTarget as _Base
-else:
-    _Base = object  # the Protocol is for mypy: at run time nothing sits between Surface and object
+from .target import Mixin
 
 __all__ = ["ImageDrawing"]
 
 
-class ImageDrawing(_Base):
+class ImageDrawing(Mixin):
     """``blit``."""
 
     def blit(

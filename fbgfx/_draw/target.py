@@ -1,7 +1,7 @@
 """What the drawing mixins (``batch``, ``images``, ``text``) use of the Surface they are
 mixed into: one Protocol, :class:`DrawTarget`.
 
-Each mixin derives from it for the type checker only (at run time their base is
+Each mixin derives from it (as :data:`Mixin`) for the type checker only (at run time their base is
 ``object``, so nothing is added to a drawing call), and :class:`fbgfx.Surface`, which
 derives from the mixins, is checked by mypy to provide every member with a compatible
 type.
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..pixelformat import PixelFormat
     from . import smooth
 
-__all__ = ["DrawTarget", "Kernel", "Rect"]
+__all__ = ["DrawTarget", "Kernel", "Mixin", "Rect"]
 
 #: A C rasteriser from fbgfx._native: returns 0 or -errno.
 Kernel = Callable[..., int]
@@ -51,3 +51,11 @@ class DrawTarget(Protocol):
     def _before_write(self) -> None: ...
 
     def _notify(self, x0: int, y0: int, x1: int, y1: int) -> None: ...
+
+
+if TYPE_CHECKING:
+    #: The base of each drawing mixin: the Protocol for mypy, ``object`` at run time, so
+    #: that nothing sits between Surface and object.
+    Mixin = DrawTarget
+else:
+    Mixin = object

@@ -7,16 +7,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from .. import text as _text
 from ..color import ColorLike
 from ..text import Font, Text, TextOptions
-
-if TYPE_CHECKING:
-    from .target import DrawTarget as _Base
-else:
-    _Base = object  # the Protocol is for mypy: at run time nothing sits between Surface and object
+from .target import Mixin
 
 __all__ = ["TextDrawing"]
 
@@ -24,7 +20,7 @@ Fill = Optional[ColorLike]
 _WHITE = "white"
 
 
-class TextDrawing(_Base):
+class TextDrawing(Mixin):
     """``text``, ``multiline_text``, ``textbbox``, ``multiline_textbbox`` and ``textlength``."""
 
     def text(
