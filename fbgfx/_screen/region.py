@@ -11,7 +11,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["Region"]
+__all__ = ["Region", "mask_runs"]
 
 # More separate row runs than this in one region are merged into horizontal bands:
 # a copy per run costs a little Python time, a band copies some unchanged pixels.
@@ -20,6 +20,26 @@ _BANDS = 16
 
 #: (y0, y1, x0, x1): rows y0..y1-1, columns x0..x1-1.
 Run = tuple[int, int, int, int]
+
+
+def mask_runs(mask: np.ndarray) -> list[Run]:
+    """Rectangles (y0, y1, x0, x1) covering the set cells of a 2-D bool mask (tiles, for
+    the mirror and the web view): runs along each row, merged down while a run stays."""
+    open_: dict[tuple[int, int], int] = {}
+    out: list[Run] = []
+    for y in range(mask.shape[0]):
+        row = mask[y]
+        spans: set[tuple[int, int]] = set()
+        if row.any():
+            edges = np.flatnonzero(np.diff(np.concatenate(([0], row.view(np.int8), [0]))))
+            spans = {(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])}
+        for span in list(open_):
+            if span not in spans:
+                out.append((open_.pop(span), y, *span))
+        for span in spans:
+            open_.setdefault(span, y)
+    out.extend((y0, mask.shape[0], *span) for span, y0 in open_.items())
+    return out
 
 
 class Region:

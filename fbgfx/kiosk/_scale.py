@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._ffi import check_value, ffi, lib
+from .._screen.region import mask_runs
 from ..pixelformat import PixelFormat
 
 __all__ = ["BITS", "TILE_BYTES", "TILE_ROWS", "Axis", "Scaler", "changed_tiles", "source_kind", "tile_rects"]
@@ -217,21 +218,9 @@ def changed_tiles(current: np.ndarray, kept: np.ndarray) -> tuple[np.ndarray, in
 
 def tile_rects(mask: np.ndarray, width_bytes: int, height: int) -> list[Rect]:
     """Byte rectangles (x0, y0, x1, y1) covering a tile mask: runs along bands, merged down."""
-    open_: dict[tuple[int, int], int] = {}
-    runs: list[tuple[int, int, int, int]] = []
-    for t in range(mask.shape[0] + 1):
-        spans: set[tuple[int, int]] = set()
-        if t < mask.shape[0] and mask[t].any():
-            edges = np.flatnonzero(np.diff(np.concatenate(([0], mask[t].view(np.int8), [0]))))
-            spans = {(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])}
-        for span in list(open_):
-            if span not in spans:
-                runs.append((open_.pop(span), t, *span))
-        for span in spans:
-            open_.setdefault(span, t)
     return [
         (c0 * TILE_BYTES, t0 * TILE_ROWS, min(c1 * TILE_BYTES, width_bytes), min(t1 * TILE_ROWS, height))
-        for t0, t1, c0, c1 in runs
+        for t0, t1, c0, c1 in mask_runs(mask)
     ]
 
 

@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .._screen.region import mask_runs
 from ..convert import from_native
 from ..device import Framebuffer
 from ..pixelformat import PixelFormat
@@ -135,25 +136,6 @@ def _tile_mask(old: np.ndarray, new: np.ndarray) -> np.ndarray:
     return np.logical_or.reduceat(rows, np.arange(0, w // word, TILE_BYTES // word), axis=1)
 
 
-def _runs(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
-    """Rectangles (t0, t1, c0, c1) in tile units covering a tile mask: runs along rows, merged down."""
-    open_: dict[tuple[int, int], int] = {}
-    out: list[tuple[int, int, int, int]] = []
-    for t in range(mask.shape[0]):
-        row = mask[t]
-        spans: set[tuple[int, int]] = set()
-        if row.any():
-            edges = np.flatnonzero(np.diff(np.concatenate(([0], row.view(np.int8), [0]))))
-            spans = {(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])}
-        for span in list(open_):
-            if span not in spans:
-                out.append((open_.pop(span), t, *span))
-        for span in spans:
-            open_.setdefault(span, t)
-    out.extend((t0, mask.shape[0], *span) for span, t0 in open_.items())
-    return out
-
-
 def changed_rects(
     mask: np.ndarray, old: np.ndarray | None = None, new: np.ndarray | None = None
 ) -> list[tuple[int, int, int, int]]:
@@ -165,7 +147,7 @@ def changed_rects(
     h = mask.shape[0] * TILE_ROWS if new is None else new.shape[0]
     w = mask.shape[1] * TILE_BYTES if new is None else new.shape[1]
     rects = []
-    for t0, t1, c0, c1 in _runs(mask):
+    for t0, t1, c0, c1 in mask_runs(mask):
         top, bottom = t0 * TILE_ROWS, min(t1 * TILE_ROWS, h)
         left, right = c0 * TILE_BYTES, min(c1 * TILE_BYTES, w)
         if old is not None and new is not None:
