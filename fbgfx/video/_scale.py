@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 import os
 import threading
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -142,6 +142,18 @@ def _aligned(height: int, width: int, channels: int, dtype: Any) -> np.ndarray:
     return rows.view(dtype)
 
 
+class _Placement(NamedTuple):
+    """Where and how a :class:`Converter` puts pictures: its arguments, for its routes."""
+
+    dst: np.ndarray
+    fmt: PixelFormat
+    palette: np.ndarray | None
+    size: tuple[int, int]
+    crop: tuple[int, int]
+    turn: int
+    threads: int
+
+
 class Converter:
     """Writes decoded frames of one video into a fixed place of a native-format array.
 
@@ -170,7 +182,7 @@ class Converter:
         turn: int,
         threads: int,
     ) -> None:
-        self._args = (dst, fmt, palette, size, crop, turn, threads)
+        self._args = _Placement(dst, fmt, palette, size, crop, turn, threads)
         self._direct: _Route | None = None  # made for the first frame that needs it (none, for a cut)
         narrow = native_pix_fmt(fmt) is not None and min(fmt.red.length, fmt.green.length, fmt.blue.length) < 8
         self._rgb: _Route | None = None  # made for the first RGB frame, where narrow
@@ -190,22 +202,21 @@ class Converter:
         """Write ``frame`` (a decoded ``av.VideoFrame``) into the destination."""
         rgb = self._narrow and _is_rgb(frame.format)
         if self._cut is not None and (frame.width, frame.height) == self._size:
-            window = _window(frame, self._cut, self._args[0].shape[:2])
+            window = _window(frame, self._cut, self._args.dst.shape[:2])
             if window is not None:
                 key = (window.rx, window.ry, rgb)
                 if key not in self._windows:
-                    dst, fmt, palette, _size, _crop, _turn, threads = self._args
-                    size = (window.width, window.height)
-                    self._windows[key] = _Route(dst, fmt, palette, size, (window.rx, window.ry), 0, threads, rgb=rgb)
+                    place = self._args._replace(size=(window.width, window.height), crop=(window.rx, window.ry), turn=0)
+                    self._windows[key] = _Route(place, rgb=rgb)
                 self._windows[key](window)
                 return
         if rgb:
             if self._rgb is None:
-                self._rgb = _Route(*self._args, rgb=True)
+                self._rgb = _Route(self._args, rgb=True)
             self._rgb(frame)
         else:
             if self._direct is None:
-                self._direct = _Route(*self._args, rgb=False)
+                self._direct = _Route(self._args, rgb=False)
             self._direct(frame)
 
 
@@ -299,21 +310,13 @@ class _Route:
     """One way into the destination: libswscale into the device's layout (where it has
     one and ``rgb`` is False), else libswscale into RGB and fbgfx's kernels.
 
-    Args: as :class:`Converter`'s, and ``rgb``: always through RGB.
+    Args:
+        place: :class:`Converter`'s arguments.
+        rgb: Always through RGB.
     """
 
-    def __init__(
-        self,
-        dst: np.ndarray,
-        fmt: PixelFormat,
-        palette: np.ndarray | None,
-        size: tuple[int, int],
-        crop: tuple[int, int],
-        turn: int,
-        threads: int,
-        *,
-        rgb: bool,
-    ) -> None:
+    def __init__(self, place: _Placement, *, rgb: bool) -> None:
+        dst, fmt, palette, size, crop, turn, threads = place
         self.sws = swscale()
         self.dst, self.format, self.palette = dst, fmt, palette
         self.turn, self.threads = turn % 4, threads
