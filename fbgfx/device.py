@@ -455,7 +455,7 @@ class Framebuffer(ClosesOnExit):
         """The visible page as a PIL RGB image (reads video memory: slow on some hardware)."""
         self.check()
         rgb = self.to_rgb(self.pixels, self.width)
-        self.check()  # truncated while it was read (fbgfx._guard): zeros, not the picture
+        self.check()  # truncated while it was read (fbgfx.virtual._guard): zeros, not the picture
         return Image.fromarray(rgb)
 
     def check(self) -> None:

@@ -1,4 +1,4 @@
-/* Rotation kernels for fbgfx.Screen(rotate=...) (fbgfx/_transfer.py): a frame is
+/* Rotation kernels for fbgfx.Screen(rotate=...) (fbgfx/_screen/transfer.py): a frame is
  * turned a quarter or a half turn while it is written into video memory.
  *
  * A "block" is width x height pixels of the frame (the Screen's logical picture), rows
