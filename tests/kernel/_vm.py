@@ -265,10 +265,13 @@ def run_vm(
                 cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=REPO, start_new_session=True
             )
             _RUNNING.add(proc)
+            reaper = _reaper(proc)
             try:
                 ended, used = _wait(proc, timeout, started=outdir / "uptime.txt")
             finally:
                 _RUNNING.discard(proc)
+                reaper.kill()
+                reaper.wait()
         cpu += used
         if ended != "stalled" or attempt == 2:
             break
@@ -284,6 +287,20 @@ def run_vm(
 
 
 _RUNNING: set[subprocess.Popen[bytes]] = set()
+
+
+def _reaper(proc: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+    """A watcher that kills ``proc``'s process group (vng and its qemu) once this process
+    is gone, however it went: a pytest killed by SIGTERM or SIGKILL runs none of its own
+    clean-up, and the VM would run on to its time limit."""
+    watch = f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 2; done; kill -9 -{proc.pid} 2>/dev/null"
+    return subprocess.Popen(
+        ["sh", "-c", watch],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def kill_vms() -> None:
