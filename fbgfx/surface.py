@@ -12,9 +12,11 @@ methods of its bases in ``_draw/text.py``, ``_draw/images.py`` and ``_draw/batch
 from __future__ import annotations
 
 import errno
+import functools
+import linecache
 import math
 from collections.abc import Sequence
-from typing import Any, Callable, NoReturn, Optional, Union
+from typing import Any, Callable, NoReturn, Optional, TypeVar, Union, cast
 
 import numpy as np
 from PIL import Image
@@ -76,17 +78,79 @@ def _fail(rc: int, fn: Any) -> NoReturn:
     raise AssertionError(f"{what}: unexpected result {rc}")  # pragma: no cover - rc < 0 raised above
 
 
-# The one-call kernels as module globals: a global is found faster than an attribute
-# of the cffi library object, and these are looked up on every drawing call.
-# *_rgb take an (r, g, b) tuple's channels and pack them in C (a fresh colour each call
-# is the common case: gradients, gauges, fades); *_c take a colour seen before, packed.
-_draw_point_c, _draw_point_rgb = lib.draw_point_c, lib.draw_point_rgb
-_draw_line_c, _draw_line_rgb = lib.draw_line_c, lib.draw_line_rgb
-_draw_rect_c, _draw_rect_rgb = lib.draw_rect_c, lib.draw_rect_rgb
-_draw_ellipse_c, _draw_ellipse_rgb = lib.draw_ellipse_c, lib.draw_ellipse_rgb
 # What makes a fast path give up and take the slow one, which accepts or refuses the
 # call properly: a colour or coordinates of another form, or out of range.
 _MISS = (LookupError, TypeError, ValueError, OverflowError)
+
+# The one-call fast path of point, line, rectangle, ellipse and circle: an opaque colour
+# nobody is listening for, drawn by one C call. *_rgb kernels take an (r, g, b) tuple's
+# channels and pack them in C (a fresh colour each call is the common case: gradients,
+# gauges, fades); *_c kernels take a colour seen before, packed. It runs on every call,
+# where one more Python call would cost a tenth of the call, so it is written once here
+# and compiled into each method by _fast_path (as dataclasses writes __init__): the
+# method runs it inline, with its kernels as globals (found faster than an attribute of
+# the cffi library), and hands every other call to the method as written.
+_FAST_PATH = """\
+def {name}({params}):
+    if self._quiet{when}:
+        try:
+            {unpack}
+            if type(fill) is tuple:
+                r, g, b = fill
+                if type(r) is not int or type(g) is not int or type(b) is not int:
+                    r, g, b = whole_channels(r, g, b)
+                if rgb_kernel(self._t, r, g, b, {coords}) >= 0:
+                    return None
+            elif packed_kernel(self._t, self._fast[type(fill)][fill], {coords}) >= 0:
+                return None
+        except MISS:
+            pass
+    return written({args})
+"""
+
+_Method = TypeVar("_Method", bound=Callable[..., None])
+
+
+def _fast_path(kernels: str, coords: str, unpack: str = "", when: str = "") -> Callable[[_Method], _Method]:
+    """Put the one-call fast path (``_FAST_PATH``) in front of a drawing method.
+
+    Args:
+        kernels: The kernels' name in ``native/draw.c`` without ``_rgb`` / ``_c``.
+        coords: The coordinates the kernels take after the colour, as local names.
+        unpack: The statement that sets them from the method's arguments (by default
+            ``coords = xy``); what it raises sends the call to the written method.
+        when: What else, besides nobody listening, the fast path needs to be true.
+    """
+
+    def fast(written: _Method) -> _Method:
+        code = written.__code__
+        named = code.co_varnames[: code.co_argcount]
+        keywords = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
+        source = _FAST_PATH.format(
+            name=written.__name__,
+            params=", ".join([*named, *(("*", *keywords) if keywords else ())]),
+            when=f" and {when}" if when else "",
+            unpack=unpack or f"{coords} = xy",
+            coords=coords,
+            args=", ".join([*named, *(f"{k}={k}" for k in keywords)]),
+        )
+        filename = f"<fbgfx: the fast path of Surface.{written.__name__}>"
+        namespace: dict[str, Any] = {
+            "rgb_kernel": getattr(lib, f"{kernels}_rgb"),
+            "packed_kernel": getattr(lib, f"{kernels}_c"),
+            "whole_channels": whole_channels,
+            "MISS": _MISS,
+            "written": written,
+        }
+        exec(compile(source, filename, "exec"), namespace)
+        # so that tracebacks through the fast path show its lines
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        method = namespace[written.__name__]
+        method.__defaults__, method.__kwdefaults__ = written.__defaults__, written.__kwdefaults__
+        functools.update_wrapper(method, written)  # name, docstring, and the signature for help()
+        return cast(_Method, method)
+
+    return fast
 
 
 def _ptr(a: Any) -> Any:
@@ -508,21 +572,9 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
 
     # -- primitives --------------------------------------------------------------------
 
+    @_fast_path("draw_point", "x, y")
     def point(self, xy: Coords, fill: Fill = None) -> None:
         """Draw one or more single pixels (``ImageDraw.point``)."""
-        if self._quiet:
-            try:
-                x, y = xy
-                if type(fill) is tuple:
-                    r, g, b = fill
-                    if type(r) is not int or type(g) is not int or type(b) is not int:
-                        r, g, b = whole_channels(r, g, b)
-                    if _draw_point_rgb(self._t, r, g, b, x, y) >= 0:
-                        return
-                elif _draw_point_c(self._t, self._fast[type(fill)][fill], x, y) >= 0:
-                    return
-            except _MISS:
-                pass
         ink = self._ink(_WHITE if fill is None else fill)
         if len(xy) == 2 and type(xy[0]) in NUMBERS:
             self._run(ink, lib.draw_point, xy[0], xy[1])
@@ -530,6 +582,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         f = flat(xy, "point")
         self._run(ink, lib.draw_points, _ptr(f), len(f) // 2, ffi.NULL)
 
+    @_fast_path("draw_line", "x0, y0, x1, y1", when="not antialias and width == 1 and width is not True")
     def line(
         self, xy: Coords, fill: Fill = None, width: float = 1, joint: str | None = None, antialias: bool = False
     ) -> None:
@@ -549,20 +602,6 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
             if w > 0:
                 self._smooth_run(self._ink(_WHITE if fill is None else fill), smooth.line(xy, w, joint))
             return
-        if self._quiet and width == 1 and width is not True:
-            # fast path: one opaque segment, nobody listening
-            try:
-                x0, y0, x1, y1 = xy
-                if type(fill) is tuple:
-                    r, g, b = fill
-                    if type(r) is not int or type(g) is not int or type(b) is not int:
-                        r, g, b = whole_channels(r, g, b)
-                    if _draw_line_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
-                        return
-                elif _draw_line_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
-                    return
-            except _MISS:
-                pass
         ink = self._ink(_WHITE if fill is None else fill)
         w = 1
         if width != 1 or width is True:
@@ -620,22 +659,9 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
                     gap = [coord_at_angle(point, angles[0] - 90), point, coord_at_angle(point, angles[1] - 90)]
                 self.line(gap, fill, width=3)
 
+    @_fast_path("draw_rect", "x0, y0, x1, y1", when="outline is None")
     def rectangle(self, xy: Coords, fill: Fill = None, outline: Fill = None, width: float = 1) -> None:
         """Draw a rectangle with inclusive corners (``ImageDraw.rectangle``)."""
-        if outline is None and self._quiet:
-            # fast path, written out here rather than in _box_shape: one Python call less
-            try:
-                x0, y0, x1, y1 = xy
-                if type(fill) is tuple:
-                    r, g, b = fill
-                    if type(r) is not int or type(g) is not int or type(b) is not int:
-                        r, g, b = whole_channels(r, g, b)
-                    if _draw_rect_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
-                        return
-                elif _draw_rect_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
-                    return
-            except _MISS:
-                pass
         self._box_shape(lib.draw_rect_c, lib.draw_rect, 1, xy, fill, outline, width)
 
     def rounded_rectangle(  # noqa: C901 - Pillow's rounded_rectangle, step for step
@@ -753,6 +779,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
                     right[3] -= r + 1
                 rect(right, ink)
 
+    @_fast_path("draw_ellipse", "x0, y0, x1, y1", when="not antialias and outline is None")
     def ellipse(
         self, xy: Coords, fill: Fill = None, outline: Fill = None, width: float = 1, *, antialias: bool = False
     ) -> None:
@@ -760,20 +787,6 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         ``antialias=True`` smoothly: the ellipse inscribed in [x0, x1 + 1] x [y0, y1 + 1]."""
         if antialias:
             return self._smooth_shape(fill, outline, width, lambda w: smooth.ellipse(xy, w))
-        if outline is None and self._quiet:
-            # fast path, written out here rather than in _box_shape: one Python call less
-            try:
-                x0, y0, x1, y1 = xy
-                if type(fill) is tuple:
-                    r, g, b = fill
-                    if type(r) is not int or type(g) is not int or type(b) is not int:
-                        r, g, b = whole_channels(r, g, b)
-                    if _draw_ellipse_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
-                        return
-                elif _draw_ellipse_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
-                    return
-            except _MISS:
-                pass
         self._box_shape(lib.draw_ellipse_c, lib.draw_ellipse, 0, xy, fill, outline, width)
 
     def _box_shape(
@@ -796,6 +809,12 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         if ink is not None and ink != fill_ink and width != 0:
             self._run(ink, draw, b[0], b[1], b[2], b[3], 0, check_width(width))
 
+    @_fast_path(
+        "draw_ellipse",
+        "x0, y0, x1, y1",
+        unpack="x, y = xy; x0, y0, x1, y1 = x - radius, y - radius, x + radius, y + radius",
+        when="not antialias and outline is None",
+    )
     def circle(
         self,
         xy: Sequence[float],
@@ -810,20 +829,6 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         ``antialias=True`` smoothly: the circle of that radius around (x + 0.5, y + 0.5)."""
         if antialias:
             return self._smooth_shape(fill, outline, width, lambda w: smooth.circle(xy, radius, w))
-        if outline is None and self._quiet:
-            try:
-                x, y = xy
-                x0, y0, x1, y1 = x - radius, y - radius, x + radius, y + radius
-                if type(fill) is tuple:
-                    r, g, b = fill
-                    if type(r) is not int or type(g) is not int or type(b) is not int:
-                        r, g, b = whole_channels(r, g, b)
-                    if _draw_ellipse_rgb(self._t, r, g, b, x0, y0, x1, y1) >= 0:
-                        return
-                elif _draw_ellipse_c(self._t, self._fast[type(fill)][fill], x0, y0, x1, y1) >= 0:
-                    return
-            except _MISS:
-                pass
         x, y = xy
         if not math.isfinite(radius):
             raise ValueError(f"circle: radius must be a finite number, got {radius!r}")
