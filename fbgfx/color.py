@@ -244,6 +244,46 @@ class Packer:
         a = rgba[3]
         return Ink(value, rgba, OPAQUE if a == 255 else SKIP if a == 0 else BLEND)
 
+    def pack_many(self, colors: Any, n: int) -> np.ndarray:
+        """``n`` colours packed at once: one native value each (24 bpp: the three bytes
+        little-endian), as uint32 in C order, for the kernels that draw many shapes.
+
+        Args:
+            colors: (n,) native pixel values, an (n, 3) or (n, 4) array of RGB(A)
+                channels 0..255, or a sequence of any colours :meth:`ink` takes. Alpha
+                is ignored.
+            n: How many colours there must be.
+
+        Raises:
+            TypeError: Not a sequence (a string, a number).
+            ValueError: Not ``n`` colours, a native value that does not fit in the
+                format's bits, a channel that is not a whole number 0..255, or a
+                colour :meth:`ink` refuses.
+        """
+        if isinstance(colors, (str, bytes)) or not hasattr(colors, "__len__"):
+            raise TypeError(f"colors must be a sequence of {n} colours, got {type(colors).__name__}")
+        if len(colors) != n:
+            raise ValueError(f"expected {n} colours, got {len(colors)}")
+        try:
+            c = np.asarray(colors)
+        except (ValueError, TypeError):  # a list of mixed colour forms
+            c = None
+        if c is not None and c.ndim == 1 and c.dtype != bool and np.issubdtype(c.dtype, np.integer):
+            if c.size and (c.min() < 0 or c.max() >= 1 << self._bits):
+                raise ValueError(f"native colour values must fit in {self._bits} bits")
+            return np.ascontiguousarray(c, np.uint32)
+        if c is not None and c.ndim == 2 and c.shape[1] in (3, 4) and c.dtype.kind in "uif":
+            with np.errstate(invalid="ignore"):
+                if c.size and not ((c >= 0) & (c <= 255) & (c == np.round(c))).all():
+                    raise ValueError("colour channels must be whole numbers 0..255")
+            packed = self.format.pack(c[:, :3].astype(np.uint8), self._pal)
+            if self._bits == 24:
+                p = packed.astype(np.uint32)
+                return np.ascontiguousarray(p[:, 0] | p[:, 1] << 8 | p[:, 2] << 16)
+            return np.ascontiguousarray(packed, np.uint32)
+        # names, floats, mixed forms: each as a single colour would be (alpha ignored)
+        return np.array([self.ink(col).value for col in colors], np.uint32)
+
     def unpack(self, value: int) -> tuple[int, int, int]:
         """The (r, g, b) a native value in range shows (:meth:`PixelFormat.unpack_color`)."""
         fmt = self.format

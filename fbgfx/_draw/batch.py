@@ -40,31 +40,7 @@ class BatchDrawing(Mixin):
 
     def _colors(self, colors: Any, n: int) -> np.ndarray | None:
         """One packed value per item (C reads exactly ``n``), or None to use ``fill``."""
-        if colors is None:
-            return None
-        if isinstance(colors, (str, bytes)) or not hasattr(colors, "__len__"):
-            raise TypeError(f"colors must be a sequence of {n} colours, got {type(colors).__name__}")
-        if len(colors) != n:
-            raise ValueError(f"expected {n} colours, got {len(colors)}")
-        try:
-            c = np.asarray(colors)
-        except (ValueError, TypeError):  # a list of mixed colour forms
-            c = None
-        if c is not None and c.ndim == 1 and c.dtype != bool and np.issubdtype(c.dtype, np.integer):
-            if c.size and (c.min() < 0 or c.max() >= 1 << self.format.bpp):
-                raise ValueError(f"native colour values must fit in {self.format.bpp} bits")
-            return np.ascontiguousarray(c, np.uint32)
-        if c is not None and c.ndim == 2 and c.shape[1] in (3, 4) and c.dtype.kind in "uif":
-            with np.errstate(invalid="ignore"):
-                if c.size and not ((c >= 0) & (c <= 255) & (c == np.round(c))).all():
-                    raise ValueError("colour channels must be whole numbers 0..255")
-            packed = self.format.pack(c[:, :3].astype(np.uint8), self.palette)
-            if self.format.bpp == 24:
-                p = packed.astype(np.uint32)
-                return np.ascontiguousarray(p[:, 0] | p[:, 1] << 8 | p[:, 2] << 16)
-            return np.ascontiguousarray(packed, np.uint32)
-        # names, floats, mixed forms: each as a single colour would be (alpha ignored)
-        return np.array([self._ink(col).value for col in colors], np.uint32)
+        return None if colors is None else self._packer.pack_many(colors, n)
 
     def _batch_run(self, fn: Kernel, a: np.ndarray, colors: Any, fill: Fill, *extra: int) -> None:
         n = len(a)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 import numpy as np
 
 if TYPE_CHECKING:
-    from ..color import ColorLike, Ink
+    from ..color import ColorLike, Ink, Packer
     from ..pixelformat import PixelFormat
     from . import smooth
 
@@ -34,6 +34,7 @@ class DrawTarget(Protocol):
     width: int
     height: int
     _cbox: Rect
+    _packer: Packer
     _quiet: bool
     _boxes: bool
 
