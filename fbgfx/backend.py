@@ -56,46 +56,103 @@ class Backend(Protocol):
         ...
 
     def get_var(self) -> VarScreenInfo:
-        """The current mode (``FBIOGET_VSCREENINFO``)."""
+        """The current mode (``FBIOGET_VSCREENINFO``).
+
+        Raises:
+            FramebufferError: The driver refused the request; the display is closed
+                (``EBADF``, DRM/KMS); a framebuffer file was replaced by another
+                device (``ESTALE``).
+        """
         ...
 
     def put_var(self, var: VarScreenInfo) -> VarScreenInfo:
         """Ask for a mode (``FBIOPUT_VSCREENINFO``; ``activate`` may say test only);
-        returns what the device wrote back."""
+        returns what the device wrote back.
+
+        Raises:
+            ModeError: The driver refused the mode (DRM/KMS: not a mode of the
+                connectors, or no pixel format it scans out at that depth).
+            FramebufferError: The driver refused it (``/dev/fbN``, the virtual
+                device: ``EINVAL``); the device is open read-only (``EPERM``) or closed
+                (``EBADF``).
+        """
         ...
 
     def get_fix(self) -> FixScreenInfo:
-        """The fixed information for the current mode (``FBIOGET_FSCREENINFO``)."""
+        """The fixed information for the current mode (``FBIOGET_FSCREENINFO``).
+
+        Raises:
+            FramebufferError: As :meth:`get_var`.
+        """
         ...
 
     def pan(self, var: VarScreenInfo) -> None:
-        """Show the page at ``var.xoffset``/``var.yoffset`` (``FBIOPAN_DISPLAY``)."""
+        """Show the page at ``var.xoffset``/``var.yoffset`` (``FBIOPAN_DISPLAY``).
+
+        Raises:
+            FramebufferError: An offset that is not a page's, or a device that cannot
+                pan (``EINVAL``); open read-only (``EPERM``) or closed (``EBADF``); a
+                page flip refused by the kernel, or the last one's event not come
+                (``ETIMEDOUT``, DRM/KMS).
+        """
         ...
 
     def get_cmap(self, start: int, length: int) -> np.ndarray:
-        """Colour map entries as (length, 4) uint16: red, green, blue, transp."""
+        """Colour map entries as (length, 4) uint16: red, green, blue, transp.
+
+        Raises:
+            FramebufferError: Entries outside the colour map (``EINVAL``); no colour
+                map at all (``ENOTTY``: DRM/KMS; a driver without one may answer
+                ``EINVAL``).
+        """
         ...
 
     def put_cmap(self, start: int, entries: np.ndarray) -> None:
-        """Write (n, 4) uint16 colour map entries from ``start``."""
+        """Write (n, 4) uint16 colour map entries from ``start``.
+
+        Raises:
+            FramebufferError: As :meth:`get_cmap`; the device is open read-only
+                (``EPERM``).
+        """
         ...
 
     def blank(self, level: int) -> bool:
-        """Blank at ``FB_BLANK_*`` level; False when the driver left it undone."""
+        """Blank at ``FB_BLANK_*`` level; False when the driver left it undone.
+
+        Raises:
+            FramebufferError: The driver cannot blank (``EINVAL``), the device is open
+                read-only (``EPERM``) or closed (``EBADF``), or the kernel refused to
+                turn a CRTC off (DRM/KMS).
+        """
         ...
 
     def wait_for_vsync(self) -> None:
-        """Wait for the next vertical blank."""
+        """Wait for the next vertical blank.
+
+        Raises:
+            FramebufferError: The driver cannot wait for one (``ENOTTY``), or the
+                wait failed (DRM/KMS: a page flip whose event did not come,
+                ``ETIMEDOUT``).
+        """
         ...
 
     def map(self, length: int) -> Any:
         """Map ``length`` bytes of video memory: an object with the buffer protocol
-        (and ``close()`` when it must be released)."""
+        (and ``close()`` when it must be released).
+
+        Raises:
+            FramebufferError: More than the device's memory (``EINVAL``), a device
+                that is closed (``EBADF``), or the kernel's refusal to map it.
+        """
         ...
 
     def check(self) -> None:
         """Raise :class:`fbgfx.errors.FramebufferError` when the device is gone (a
-        framebuffer file another program truncated); called where a frame starts."""
+        framebuffer file another program truncated); called where a frame starts.
+
+        Raises:
+            FramebufferError: The device is gone (``ENODEV``).
+        """
         ...
 
     def unmap(self, memory: Any) -> None:
@@ -105,18 +162,32 @@ class Backend(Protocol):
 
     def wait_flip(self) -> bool:
         """Wait until a queued page flip is on screen; False when none was in flight
-        (always, on a backend whose pan takes effect by itself)."""
+        (always, on a backend whose pan takes effect by itself).
+
+        Raises:
+            FramebufferError: The flip's event did not come in time while every
+                monitor is still connected (``ETIMEDOUT``, DRM/KMS).
+        """
         ...
 
     def dirty(self, rects: Sequence[tuple[int, int, int, int]] | None = None) -> None:
         """Tell a display that scans out a copy which rectangles (left, top, right,
         bottom; right and bottom exclusive; None: all) changed. Nothing to do where the
-        display scans the mapped memory itself."""
+        display scans the mapped memory itself.
+
+        Raises:
+            FramebufferError: The display is closed (``EBADF``), or the kernel refused
+                the rectangles for another reason than not needing them (DRM/KMS).
+        """
         ...
 
     def drm_info(self) -> Any | None:
         """A DRM/KMS backend's card, connector, CRTC, plane and mode
-        (:class:`fbgfx.drm.DrmInfo`); None on other backends."""
+        (:class:`fbgfx.drm.DrmInfo`); None on other backends.
+
+        Raises:
+            FramebufferError: The display is closed (``EBADF``, DRM/KMS).
+        """
         ...
 
     def plane_pool(self) -> Any | None:
