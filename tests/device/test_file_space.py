@@ -22,6 +22,13 @@ import fbgfx
 ENV = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(fbgfx.__file__)))}
 
 
+def run_script(tmp_path, text: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``text`` as a script in a child process with ``args``; its output, in text."""
+    script = tmp_path / "child.py"
+    script.write_text(text)
+    return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, env=ENV, timeout=120)
+
+
 def in_small_tmpfs(tmp_path, script: str, size: str = "256k") -> subprocess.CompletedProcess[str]:
     """Run ``script`` with ``$MNT`` a fresh tmpfs of ``size``, in a private mount namespace."""
     if shutil.which("unshare") is None:
@@ -119,16 +126,7 @@ TRUNCATE = textwrap.dedent(
 @pytest.mark.parametrize("size", [0, 4096])
 def test_truncated_file_is_an_error_not_sigbus(tmp_path, buffering, size):
     """A file truncated under a Screen: present/flip/frame/snapshot raise ENODEV naming it; close is clean."""
-    script = tmp_path / "t.py"
-    script.write_text(TRUNCATE)
-    path = tmp_path / "fb.raw"
-    out = subprocess.run(
-        [sys.executable, str(script), str(path), str(size), buffering],
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=120,
-    )
+    out = run_script(tmp_path, TRUNCATE, str(tmp_path / "fb.raw"), str(size), buffering)
     assert out.returncode == 0, (out.returncode, out.stderr)  # -7 was SIGBUS
     assert json.loads(out.stdout) == [[True, True, True]] * 4
 
@@ -187,16 +185,7 @@ def test_truncation_between_check_and_write_is_an_error_not_sigbus(tmp_path, ste
     """A file truncated right after a frame's check: the write raises ENODEV (no SIGBUS), so does the next frame."""
     if shutil.which("truncate") is None:
         pytest.skip("needs truncate(1) (coreutils) as the other program")
-    script = tmp_path / "w.py"
-    script.write_text(WINDOW)
-    path = tmp_path / "fb.raw"
-    out = subprocess.run(
-        [sys.executable, str(script), str(path), size, buffering, step],
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=120,
-    )
+    out = run_script(tmp_path, WINDOW, str(tmp_path / "fb.raw"), size, buffering, step)
     assert out.returncode == 0, (out.returncode, out.stderr)  # -7 was SIGBUS
     assert json.loads(out.stdout) == [[True, True, True]] * 2
 
@@ -235,15 +224,7 @@ OTHER_FAULTS = textwrap.dedent(
 @pytest.mark.parametrize("how", ["kill", "other-mapping", "faulthandler"])
 def test_sigbus_guard_excuses_only_framebuffer_files(tmp_path, how):
     """The guard turns only a framebuffer file's faults into errors: other SIGBUS still end the process."""
-    script = tmp_path / "o.py"
-    script.write_text(OTHER_FAULTS)
-    out = subprocess.run(
-        [sys.executable, str(script), str(tmp_path / "fb.raw"), how],
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=120,
-    )
+    out = run_script(tmp_path, OTHER_FAULTS, str(tmp_path / "fb.raw"), how)
     if how == "faulthandler":
         assert (out.returncode, out.stdout) == (0, "guarded\n"), out.stderr
     else:
