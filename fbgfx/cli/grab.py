@@ -56,7 +56,9 @@ COMMAND = Command(
     help="save a screenshot of the visible page",
     description="Save what the screen shows (the visible page, any pixel format) as an image file; the "
     "format follows the extension (.png, .bmp, .jpg ...). OUT is replaced whole or not at all. "
-    "With --rotate DEG, the picture as drawn on a screen turned DEG degrees clockwise.",
+    "With --rotate DEG, the picture as drawn on a screen turned DEG degrees clockwise. On a drm: display "
+    "(as root) every plane on screen is read and composed as the display engine does, layers included; "
+    "no writeback connector is used.",
     add_arguments=_arguments,
     run=run,
 )

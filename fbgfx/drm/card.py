@@ -326,6 +326,11 @@ class CardLike(Protocol):
         """Make a framebuffer of a buffer, in fourcc ``code`` (``"XR24"``); returns its id."""
         ...
 
+    def add_fb2_planar(self, width: int, height: int, code: str, handle: int, planes: Sequence[tuple[int, int]]) -> int:
+        """Make a framebuffer of a multi-plane format (``"NV12"``, ``"YU12"``) whose
+        planes lie in one buffer: ``planes`` gives each plane's (pitch, offset); returns its id."""
+        ...
+
     def rm_fb(self, fb_id: int) -> None:
         """Remove a framebuffer made by :meth:`add_fb2`."""
         ...
@@ -583,6 +588,18 @@ class Card:
         f = ffi.new("struct drm_mode_fb_cmd2 *")
         f.width, f.height, f.pixel_format = width, height, fourcc(code)
         f.handles[0], f.pitches[0], f.offsets[0] = handle, pitch, offset
+        self._ioctl(
+            lib.DRM_IOCTL_MODE_ADDFB2, f, f"adding a {width}x{height} {code} framebuffer (DRM_IOCTL_MODE_ADDFB2)"
+        )
+        return int(f.fb_id)
+
+    def add_fb2_planar(self, width: int, height: int, code: str, handle: int, planes: Sequence[tuple[int, int]]) -> int:
+        if not 1 <= len(planes) <= 4:
+            raise ValueError(f"a framebuffer has 1 to 4 planes, not {len(planes)}")
+        f = ffi.new("struct drm_mode_fb_cmd2 *")
+        f.width, f.height, f.pixel_format = width, height, fourcc(code)
+        for i, (pitch, offset) in enumerate(planes):
+            f.handles[i], f.pitches[i], f.offsets[i] = handle, pitch, offset
         self._ioctl(
             lib.DRM_IOCTL_MODE_ADDFB2, f, f"adding a {width}x{height} {code} framebuffer (DRM_IOCTL_MODE_ADDFB2)"
         )

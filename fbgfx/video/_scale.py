@@ -30,7 +30,7 @@ from .._ffi import lib as native_lib
 from .._foreign import load
 from ..pixelformat import PixelFormat
 
-__all__ = ["Converter", "native_pix_fmt", "swscale"]
+__all__ = ["Converter", "YuvWriter", "native_pix_fmt", "swscale"]
 
 # libswscale's scaler for frames shown at another size (what ffmpeg's -s uses).
 SWS_BICUBIC = 4
@@ -218,6 +218,117 @@ class Converter:
             if self._direct is None:
                 self._direct = _Route(self._args, rgb=False)
             self._direct(frame)
+
+
+class YuvWriter:
+    """Writes decoded frames into the planes of a YUV picture (``nv12`` or ``yuv420p``),
+    scaled to its size, through libswscale: the frame stays YUV, no RGB step (for a
+    display plane that scans out NV12 or YUV420, :class:`fbgfx.drm.yuv.YuvBuffer`).
+
+    A frame of the picture's size and format is copied plane by plane; another 4:2:0
+    layout has its chroma moved; full-range frames (``yuvj420p``) are brought to the
+    video range (16-235), which planes assume.
+
+    Args:
+        planes: The picture's planes as uint8 (rows, bytes) views: Y and CbCr (``nv12``),
+            or Y, Cb and Cr (``yuv420p``), e.g. ``YuvBuffer.planes()``.
+        pix_fmt: ``"nv12"`` or ``"yuv420p"``.
+        threads: libswscale's worker threads.
+
+    Raises:
+        ValueError: Another ``pix_fmt``, planes of the wrong count or shape.
+    """
+
+    def __init__(self, planes: list[np.ndarray], pix_fmt: str, threads: int = 1) -> None:
+        if pix_fmt not in ("nv12", "yuv420p"):
+            raise ValueError(f"YuvWriter writes nv12 or yuv420p, not {pix_fmt!r}")
+        count = 2 if pix_fmt == "nv12" else 3
+        if len(planes) != count:
+            raise ValueError(f"{pix_fmt} has {count} planes, not {len(planes)}")
+        height, width = planes[0].shape
+        chroma = (height // 2, width) if pix_fmt == "nv12" else (height // 2, width // 2)
+        if width % 2 or height % 2 or any(p.shape != chroma for p in planes[1:]):
+            raise ValueError(f"planes of shapes {[p.shape for p in planes]} are not a {pix_fmt} picture")
+        self.sws = swscale()
+        self.planes, self.pix_fmt, self.threads = planes, pix_fmt, threads
+        self.width, self.height = width, height
+        # libswscale's SIMD stores want 16-byte aligned rows: unaligned planes get a scratch copy
+        aligned = all(_address(p) % _ALIGN == 0 and p.strides[0] % _ALIGN == 0 for p in planes)
+        self._targets = planes if aligned else [_aligned(p.shape[0], p.shape[1], 1, np.uint8) for p in planes]
+        ffi = self.sws.ffi
+        self._dst_ptr = ffi.new("uint8_t *[4]")
+        self._dst_stride = ffi.new("int[4]")
+        for i, target in enumerate(self._targets):
+            self._dst_ptr[i] = ffi.cast("uint8_t *", _address(target))
+            self._dst_stride[i] = target.strides[0]
+        self._src_ptr = ffi.new("const uint8_t *[4]")
+        self._src_stride = ffi.new("int[4]")
+        self._ctx: Any = None
+        self._key: tuple[int, int, str] | None = None
+
+    def close(self) -> None:
+        """Free libswscale's context; safe twice."""
+        if self._ctx is not None:
+            self.sws.scale.sws_freeContext(self._ctx)
+            self._ctx = None
+
+    def _context(self, frame: Any) -> Any:
+        name = frame.format.name
+        key = (frame.width, frame.height, name)
+        if key == self._key:
+            return self._ctx
+        self.close()
+        sws = self.sws
+        ctx = sws.scale.sws_alloc_context()
+        if ctx == sws.ffi.NULL:
+            raise MemoryError("libswscale: out of memory")
+        src = sws.pix_fmt(name)
+        if src < 0:
+            sws.scale.sws_freeContext(ctx)
+            raise ValueError(f"libswscale does not know the pixel format {name!r}")
+        opt = sws.util.av_opt_set_int
+        for option, value in (
+            (b"srcw", frame.width),
+            (b"srch", frame.height),
+            (b"src_format", src),
+            (b"dstw", self.width),
+            (b"dsth", self.height),
+            (b"dst_format", sws.pix_fmt(self.pix_fmt)),
+            (b"sws_flags", SWS_BICUBIC),
+        ):
+            opt(ctx, option, value, 0)
+        opt(ctx, b"threads", self.threads, 0)
+        if sws.scale.sws_init_context(ctx, sws.ffi.NULL, sws.ffi.NULL) < 0:
+            sws.scale.sws_freeContext(ctx)
+            raise ValueError(f"libswscale cannot convert {name} {frame.width}x{frame.height} to {self.pix_fmt}")
+        if name.startswith("yuvj") or getattr(frame, "color_range", None) == 2:  # full range (AVCOL_RANGE_JPEG)
+            table = sws.scale.sws_getCoefficients(5)
+            sws.scale.sws_setColorspaceDetails(ctx, table, 1, table, 0, 0, 1 << 16, 1 << 16)
+        self._ctx, self._key = ctx, key
+        return ctx
+
+    def __call__(self, frame: Any) -> None:
+        """Write ``frame`` (a decoded ``av.VideoFrame``) into the planes."""
+        ctx = self._context(frame)
+        ffi = self.sws.ffi
+        keep = []  # the buffers C reads stay alive for the whole call
+        for i, plane in enumerate(frame.planes[:4]):
+            buffer = ffi.from_buffer("uint8_t[]", plane)
+            keep.append(buffer)
+            self._src_ptr[i] = buffer
+            self._src_stride[i] = plane.line_size
+        for i in range(len(keep), 4):
+            self._src_ptr[i] = ffi.NULL
+            self._src_stride[i] = 0
+        rows = self.sws.scale.sws_scale(
+            ctx, self._src_ptr, self._src_stride, 0, frame.height, self._dst_ptr, self._dst_stride
+        )
+        if rows < 0:
+            raise ValueError(f"libswscale failed on a {frame.format.name} frame ({rows})")
+        del keep
+        if self._targets is not self.planes:
+            for plane, target in zip(self.planes, self._targets):
+                plane[...] = target
 
 
 class _Plane:

@@ -16,6 +16,8 @@ qemu's screendump. Each step's findings go into ``RWDIR/results.json``.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import signal
@@ -36,6 +38,7 @@ from PIL import Image  # noqa: E402
 
 import fbgfx  # noqa: E402
 import fbgfx.drm  # noqa: E402
+from fbgfx.cli import main as cli  # noqa: E402
 from fbgfx.drm import Card, read_scanout  # noqa: E402
 
 LINK = HostLink(Path("."))  # main() points it at RWDIR
@@ -333,6 +336,14 @@ def run_vkms(card: str) -> None:
                 "screen_flips": fb.drm.flips - flips_before,
             }
 
+    @LINK.step("vkms_play_box")
+    def _play_box() -> dict[str, Any]:
+        # `fbgfx play --box` in this process (a Python start is slow here): its stderr line
+        from support.video_media import make_video  # tests/support/video_media.py
+
+        clip = make_video(Path(LINK.rwdir) / "clip-box.mp4", seconds=0.5, fps=10, size=(160, 120), codec="mpeg4")
+        return play_box(card, clip)
+
     @LINK.step("vkms_bench")
     def _bench() -> dict[str, Any]:
         import bench_layers
@@ -344,6 +355,14 @@ def run_vkms(card: str) -> None:
         finally:
             del os.environ["FBGFX_DRM_ATOMIC"]
         return {"planes": planes, "software": software}
+
+
+def play_box(card: str, clip: Path) -> dict[str, Any]:
+    """Run ``fbgfx play CLIP --box ...`` on ``card``: its exit status and its lines on stderr."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        rc = cli(["play", str(clip), "--box", "200,100,520,340", "--no-audio", "--fps", "0", "-d", f"drm:{card}"])
+    return {"rc": rc, "lines": [line for line in err.getvalue().splitlines() if line.startswith("fbgfx: play: ")]}
 
 
 def run_bochs(card: str) -> None:
@@ -361,6 +380,13 @@ def run_bochs(card: str) -> None:
                 "screendump": diff(shot, want),
                 "grab": diff(grab(card, "bochs-scene"), want),
             }
+
+    @LINK.step("bochs_play_box")
+    def _play_box() -> dict[str, Any]:
+        from support.video_media import make_video  # tests/support/video_media.py
+
+        clip = make_video(Path(LINK.rwdir) / "clip-box.mp4", seconds=0.5, fps=10, size=(160, 120), codec="mpeg4")
+        return play_box(card, clip)
 
 
 def hold(card: str) -> None:

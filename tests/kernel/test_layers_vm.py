@@ -10,6 +10,7 @@ DIR/drm/layers_bochs_vm.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -114,6 +115,19 @@ def test_vkms_video_on_a_plane(layers_vm):
     r = guest_step(layers_vm, "vkms_video")
     assert r["hardware"] is True and r["shown"] >= 5, r
     assert r["primary_same"] and r["screen_flips"] == 0, r
+
+
+def test_vkms_play_box_says_the_video_is_on_a_plane(layers_vm):
+    """fbgfx play --box on vkms says the video is on an overlay plane."""
+    r = guest_step(layers_vm, "vkms_play_box")
+    assert r["rc"] == 0 and len(r["lines"]) == 1, r
+    assert re.fullmatch(r"fbgfx: play: video on plane \d+ \(overlay\)", r["lines"][0]), r
+
+
+def test_bochs_play_box_says_the_video_is_composed(layers_bochs_vm):
+    """fbgfx play --box on bochs (one plane) says the video is composed by fbgfx, and why."""
+    r = guest_step(layers_bochs_vm, "bochs_play_box")
+    assert r["rc"] == 0 and r["lines"] == ["fbgfx: play: video composed by fbgfx (no free overlay plane)"], r
 
 
 def test_bochs_composes_in_software_with_the_same_pixels(layers_bochs_vm):

@@ -104,6 +104,7 @@ class FakeCard:
         self.dumbs: dict[int, tuple[int, int, int, int]] = {}  # handle -> (w, h, pitch, size)
         self.fbs: dict[int, tuple[int, int, str, int, int]] = {CONSOLE_FB: (1280, 800, "XR24", 0, 5120)}
         self.mappings: dict[int, tuple[bytearray, int]] = {}  # map offset -> (memory, start)
+        self.planar: dict[int, tuple[tuple[int, int], ...]] = {}  # fb -> (pitch, offset) of each plane
         self.events: list[tuple[int, int, int, int]] = []
         self.dirty_rects: list[list[tuple[int, int, int, int]]] = []
         self.states = {CRTC + i: CrtcState(CRTC + i, 0, 0, 0, None) for i in range(heads)}
@@ -250,9 +251,24 @@ class FakeCard:
         self.fbs[fb] = (width, height, code, handle, pitch)
         return fb
 
+    def add_fb2_planar(
+        self, width: int, height: int, code: str, handle: int, planes: Sequence[tuple[int, int]]
+    ) -> int:
+        self.calls.append("add_fb2_planar")
+        if code not in self.formats:
+            self._fail(errno.EINVAL, "adding a framebuffer")
+        size = self.dumbs[handle][3]
+        if any(offset + pitch > size for pitch, offset in planes):
+            self._fail(errno.EINVAL, "adding a framebuffer")  # a plane past the buffer's end
+        fb = self._id()
+        self.fbs[fb] = (width, height, code, handle, planes[0][0])
+        self.planar[fb] = tuple(planes)
+        return fb
+
     def rm_fb(self, fb_id: int) -> None:
         self.calls.append("rm_fb")
         del self.fbs[fb_id]
+        self.planar.pop(fb_id, None)
 
     def get_fb(self, fb_id: int) -> FbInfo:
         w, h, code, handle, pitch = self.fbs[fb_id]
