@@ -33,6 +33,7 @@ from . import _restore
 from ._closing import ClosesOnExit
 from ._screen import compose as _compose
 from .drm.card import FOURCC_FORMATS
+from .drm.planes import YuvVideo
 from .errors import FramebufferError, UnsupportedFormatError
 from .screen import Screen, resolve_rotate
 from .surface import Surface
@@ -41,7 +42,7 @@ from .virtual import VirtualDevice
 if TYPE_CHECKING:
     from .device import Framebuffer
     from .drm.planes import HardwarePlane
-    from .video import Played
+    from .video import Played, Player, PlayOptions
 
 __all__ = ["Layer", "LayerInfo"]
 
@@ -213,9 +214,24 @@ class Layer(ClosesOnExit):
     def play(self, source: Any, **options: Any) -> Played:
         """Play video in the layer: :meth:`fbgfx.Screen.play` with the same keywords
         (``box`` is within the layer). On a plane, each video frame flips this plane
-        alone: what the Screen and the other layers show is not composed again."""
+        alone: what the Screen and the other layers show is not composed again; where
+        the plane lists NV12 or YUV420 and the decoder gives 4:2:0 YUV, the frames go
+        to the plane as YUV, with no RGB step (not with ``on_frame``, which draws in RGB)."""
+        from .video import PlayOptions  # noqa: PLC0415 (the video layer loads only when a layer plays)
+
+        return self.player(source, PlayOptions(**options)).run()
+
+    def player(self, source: Any, options: PlayOptions | None = None) -> Player:
+        """The :class:`fbgfx.video.Player` that :meth:`play` runs (for ``run()``'s
+        callbacks): ``source`` in the layer as ``options`` say, on the layer's plane in
+        YUV where it takes the frames so."""
         self._check()
-        return self._screen.play(source, **options)
+        from .video import Player, PlayOptions  # noqa: PLC0415 (the video layer loads only when a layer plays)
+
+        settings = options if options is not None else PlayOptions()
+        plane = self._plane
+        yuv = YuvVideo(plane) if plane is not None and not self.alpha and settings.on_frame is None else None
+        return Player(self._screen, source, settings, yuv=yuv)
 
     # -- placing ---------------------------------------------------------------------------------
 

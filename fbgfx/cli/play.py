@@ -10,7 +10,7 @@ import io
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image
@@ -83,10 +83,10 @@ def run(args: argparse.Namespace, context: Context) -> int:
         with open_device(args) as fb:
             box = None if args.box is None else _parse_box(args.box, *screen_size(fb, args.rotate))
             with saved_screen(fb, args.out, context, args.rotate) as screen:
-                where = contextlib.nullcontext((screen, None)) if box is None else _in_layer(fb, screen, box)
-                with where as (target, box_in_target):
-                    player = video.Player(target, sources, dataclasses.replace(options, box=box_in_target))
-                    play_on(target, player, Status(context, args.stats), args.verbose)
+                where = _on_screen(video, screen) if box is None else _in_layer(video, fb, screen, box)
+                with where as make_player:
+                    player = make_player(sources, options)
+                    play_on(player.screen, player, Status(context, args.stats), args.verbose)
     finally:
         for source in sources:
             if isinstance(source, video.Video):
@@ -121,13 +121,18 @@ def _parse_box(text: str, width: int, height: int) -> tuple[int, int, int, int]:
 
 
 @contextlib.contextmanager
+def _on_screen(video: Any, screen: Screen) -> Iterator[Callable[[Any, Any], Any]]:
+    """The play on the whole screen: yields ``make(sources, options)`` -> its Player."""
+    yield lambda sources, options: video.Player(screen, sources, options)
+
+
+@contextlib.contextmanager
 def _in_layer(
-    fb: Framebuffer, screen: Screen, box: tuple[int, int, int, int]
-) -> Iterator[tuple[Screen, tuple[int, int, int, int] | None]]:
-    """Where ``--box`` plays, as (the Screen to play on, the box in it): a layer at
-    ``box`` (its Screen, the whole of it), or the Screen's ``box`` on a display that
-    takes no layers; one line on stderr says which (on a plane, or composed by fbgfx
-    and why).
+    video: Any, fb: Framebuffer, screen: Screen, box: tuple[int, int, int, int]
+) -> Iterator[Callable[[Any, Any], Any]]:
+    """Where ``--box`` plays, as ``make(sources, options)`` -> its Player: in a layer at
+    ``box`` (the whole of it), or in the Screen's ``box`` on a display that takes no
+    layers; one line on stderr says which (on a plane, or composed by fbgfx and why).
 
     When the play ends the last frame goes into the Screen and the layer closes: the
     picture stays as a play without ``--box`` leaves it, and ``--out`` holds it.
@@ -136,7 +141,7 @@ def _in_layer(
         layer = fb.layer(box)
     except UnsupportedFormatError as e:  # a palette or gray display: no layers, the Screen's box
         _tell_where(f"video composed by fbgfx ({e})")
-        yield screen, box
+        yield lambda sources, options: video.Player(screen, sources, dataclasses.replace(options, box=box))
         return
     with layer:
         if layer.hardware:
@@ -145,7 +150,7 @@ def _in_layer(
         else:
             _tell_where(f"video composed by fbgfx ({_why(layer.reason)})")
         try:
-            yield layer.screen, None
+            yield layer.player
         finally:
             if not layer.closed:
                 with screen.frame() as s:

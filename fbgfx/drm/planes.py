@@ -23,11 +23,12 @@ from ..errors import FramebufferError
 from .atomic import Atomic, PlaneInfo, plane_rect
 from .buffers import Buffers
 from .card import Card, DrmMode
+from .yuv import YuvBuffer
 
 if TYPE_CHECKING:
     from .device import DrmDevice
 
-__all__ = ["HardwarePlane", "PlanePool"]
+__all__ = ["HardwarePlane", "PlanePool", "YuvVideo"]
 
 #: How long a plane update waits for the commits in flight on its CRTC (seconds).
 COMMIT_TIMEOUT = 5.0
@@ -118,8 +119,10 @@ class HardwarePlane:
         atomic = pool.atomic
         assert atomic is not None
         self.pool, self.atomic, self.id, self.code = pool, atomic, info.id, code
+        self.formats = info.formats
         self.panel = panel
         self.shown = False
+        self.yuv: YuvVideo | None = None  # video frames in YUV on this plane, while a play has them
         w, h = panel[2] - panel[0], panel[3] - panel[1]
         self.width, self.height = w, h
         self.bufs = Buffers.make(pool.card, _layer_mode(w, h), "", pool.device.path, fourcc=(code, PLANE_BPP[code]))
@@ -227,4 +230,90 @@ class HardwarePlane:
             self.wait()
             self.hide()
         finally:
+            yuv, self.yuv = self.yuv, None
+            if yuv is not None:
+                yuv.free()
             self.bufs.free(self.pool.card, self.pool.device.path)
+
+
+class YuvVideo:
+    """A layer plane's video pictures in NV12 or YU12 (:class:`fbgfx.video._yuv.YuvTarget`):
+    two YUV buffers of the plane's size flipped in turn, instead of its RGB buffers, while
+    a play has them.
+
+    Attributes:
+        formats: The formats the plane lists.
+    """
+
+    def __init__(self, plane: HardwarePlane) -> None:
+        self.plane = plane
+        self.formats = plane.formats
+        self.bufs: list[YuvBuffer] = []
+        self.front = 0
+
+    def begin(self, code: str, bt709: bool) -> str:
+        """Show black ``code`` pictures on the plane, after a ``TEST_ONLY`` commit; "" or why not."""
+        plane = self.plane
+        if plane.width % 2 or plane.height % 2:
+            return f"the layer is {plane.width}x{plane.height}: 4:2:0 YUV needs even sizes"
+        try:
+            self.bufs = [YuvBuffer(plane.pool.card, plane.width, plane.height, code) for _ in range(2)]
+        except (OSError, ValueError) as e:
+            self.free()
+            return f"no {code} buffers ({e})"
+        for buf in self.bufs:
+            buf.black()
+        colors = self._colors(bt709)
+        props = {**plane._props(), **colors, "FB_ID": self.bufs[0].fb_id}  # noqa: SLF001 (same module: the plane's own)
+        why = plane.atomic.refusal([(plane.id, props)], doing=f"showing {code} on plane {plane.id}")
+        if why:
+            self.free()
+            return f"{code}: {why}"
+        plane.wait()
+        if plane.shown:
+            plane._commit({**colors, "FB_ID": self.bufs[0].fb_id}, blocking=True)  # noqa: SLF001 (same module)
+        self.front = 0
+        plane.yuv = self
+        return ""
+
+    def _colors(self, bt709: bool) -> dict[str, int]:
+        """The plane's YUV matrix and range properties for the video, where it has them."""
+        atomic, plane_id, kind = self.plane.atomic, self.plane.id, lib.DRM_MODE_OBJECT_PLANE
+        wanted = {
+            "COLOR_ENCODING": "ITU-R BT.709 YCbCr" if bt709 else "ITU-R BT.601 YCbCr",
+            "COLOR_RANGE": "YCbCr limited range",
+        }
+        out = {}
+        for name, choice in wanted.items():
+            value = atomic.enum_value(plane_id, kind, name, choice)
+            if value is not None:
+                out[name] = value
+        return out
+
+    def back(self) -> tuple[int, list[np.ndarray]]:
+        """(index, planes) of the picture not on screen, once the last flip is done."""
+        self.plane.wait()
+        index = 1 - self.front
+        return index, self.bufs[index].planes()
+
+    def flip(self) -> None:
+        """Show the picture :meth:`back` gave (this plane alone, non-blocking)."""
+        self.front = 1 - self.front
+        if self.plane.shown:
+            self.plane._commit({"FB_ID": self.bufs[self.front].fb_id}, blocking=False)  # noqa: SLF001 (same module)
+
+    def end(self) -> None:
+        """Show the layer's RGB picture on the plane again and free the YUV pictures."""
+        plane = self.plane
+        plane.wait()
+        if plane.shown and self.bufs:
+            plane._commit({"FB_ID": plane.bufs.fb_ids[plane.bufs.front]}, blocking=True)  # noqa: SLF001 (same module)
+        self.free()
+
+    def free(self) -> None:
+        """Free the YUV pictures (none may be on screen)."""
+        bufs, self.bufs = self.bufs, []
+        for buf in bufs:
+            buf.free()
+        if self.plane.yuv is self:
+            self.plane.yuv = None

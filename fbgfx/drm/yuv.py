@@ -20,13 +20,13 @@ import numpy as np
 
 from .card import CardLike
 
-__all__ = ["YUV_FORMATS", "YuvBuffer", "choose_yuv"]
+__all__ = ["YUV420_DECODED", "YUV_FORMATS", "YuvBuffer", "choose_yuv"]
 
 #: The YUV plane formats fbgfx writes: fourcc -> FFmpeg's pixel format of the same layout.
 YUV_FORMATS = {"NV12": "nv12", "YU12": "yuv420p"}
-#: Decoder formats that are 4:2:0 YUV of 8 bits (full-range ``yuvj420p`` included: its
-#: levels are brought to the video range on the way).
-_YUV420 = {"yuv420p": "YU12", "yuvj420p": "YU12", "nv12": "NV12", "nv21": "NV12"}
+#: Decoder formats that are 4:2:0 YUV of 8 bits, and the plane format of their layout
+#: (full-range ``yuvj420p`` included: its levels are brought to the video range on the way).
+YUV420_DECODED = {"yuv420p": "YU12", "yuvj420p": "YU12", "nv12": "NV12", "nv21": "NV12"}
 # Y at 16, Cb and Cr at 128: black in the video range.
 _BLACK_Y, _BLACK_C = 16, 128
 
@@ -46,7 +46,7 @@ def choose_yuv(plane_formats: Iterable[str], decoder_format: str) -> tuple[str |
     offered = [code for code in YUV_FORMATS if code in listed]
     if not offered:
         return None, "the plane lists no NV12 or YUV420 (YU12)"
-    own = _YUV420.get(decoder_format)
+    own = YUV420_DECODED.get(decoder_format)
     if own is None:
         return None, f"the decoder gives {decoder_format}, not 8-bit 4:2:0 YUV"
     return (own if own in offered else offered[0]), ""

@@ -33,6 +33,7 @@ from ._frames import FileSource, Frame, FramePass, FrameSource
 from ._scale import Converter
 from ._source import HWDEC, Video
 from ._timeline import END, SEAM, Timeline
+from ._yuv import YuvPainter, YuvTarget
 
 if TYPE_CHECKING:
     from ..screen import Screen
@@ -127,10 +128,20 @@ class Player:
         screen: Where.
         source: A path, a :class:`~fbgfx.video.Video`, a frame source, or a list.
         options: How (see :class:`PlayOptions`).
+        yuv: The display plane that shows ``screen`` (a layer's), when it may show
+            video frames in YUV (:mod:`fbgfx.video._yuv`); ``yuv_code`` and
+            ``yuv_reason`` then say how the play went.
     """
 
-    def __init__(self, screen: Screen, source: Source, options: PlayOptions = _DEFAULTS) -> None:
+    def __init__(
+        self, screen: Screen, source: Source, options: PlayOptions = _DEFAULTS, *, yuv: YuvTarget | None = None
+    ) -> None:
         options.check()
+        self.yuv = yuv
+        #: After :meth:`run` with ``yuv``: the plane format the video frames went in
+        #: (``"NV12"``, ``"YU12"``), or None (RGB) and ``yuv_reason`` says why.
+        self.yuv_code: str | None = None
+        self.yuv_reason = ""
         self.sources = [_as_source(item, options) for item in _items(source)]
         self.screen, self.options = screen, options
         self.box = _check_box(options.box, screen.width, screen.height)
@@ -172,7 +183,10 @@ class Player:
             if audio_out is not None:
                 audio_out.close()
             timeline.close()
-            presenter.painter.close()
+            painter = presenter.painter
+            if isinstance(painter, YuvPainter):
+                self.yuv_code, self.yuv_reason = painter.used, painter.reason
+            painter.close()
 
     def _open_first(self, stop: float | None) -> FramePass | None:
         """The first source, opened in this thread (a source that cannot play fails
@@ -248,7 +262,12 @@ class _Presenter:
         self.timeline, self.audio_out, self.stop, self.progress = timeline, audio_out, stop, progress
         self.fps = player.options.fps
         self.period = 1 / self.fps if self.fps else 0.0
-        self.painter = _Painter(player)
+        rgb = _Painter(player)
+        self.painter: _Painter | YuvPainter = rgb
+        screen = player.screen
+        if player.yuv is not None and player.box == (0, 0, screen.width, screen.height):
+            # YUV pictures are the plane's whole size: a play in part of a layer stays RGB
+            self.painter = YuvPainter(rgb, player.yuv, player.box, player.options.fit, _layout)
         self.clock: _Clock | None = None  # the timeline's time, from the first picture shown
         self.index = self.shown = self.dropped = 0
         self.sync = _Sync()

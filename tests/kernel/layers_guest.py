@@ -38,6 +38,7 @@ from PIL import Image  # noqa: E402
 
 import fbgfx  # noqa: E402
 import fbgfx.drm  # noqa: E402
+import fbgfx.video  # noqa: E402
 from fbgfx.cli import main as cli  # noqa: E402
 from fbgfx.drm import Card, read_scanout  # noqa: E402
 
@@ -328,9 +329,11 @@ def run_vkms(card: str) -> None:
             primary_before = planes_on(debugfs_state(card)).get(fb.drm.plane_id)
             flips_before = fb.drm.flips
             layer = fb.layer((200, 100, 520, 340))
-            played = layer.play(clip, audio=False, fps=0)
+            player = layer.player(clip, fbgfx.video.PlayOptions(audio=False, fps=0))
+            played = player.run()
             return {
                 "hardware": layer.hardware,
+                "yuv": [player.yuv_code, player.yuv_reason],
                 "shown": played.shown,
                 "primary_same": planes_on(debugfs_state(card)).get(fb.drm.plane_id) == primary_before,
                 "screen_flips": fb.drm.flips - flips_before,

@@ -251,9 +251,7 @@ class FakeCard:
         self.fbs[fb] = (width, height, code, handle, pitch)
         return fb
 
-    def add_fb2_planar(
-        self, width: int, height: int, code: str, handle: int, planes: Sequence[tuple[int, int]]
-    ) -> int:
+    def add_fb2_planar(self, width: int, height: int, code: str, handle: int, planes: Sequence[tuple[int, int]]) -> int:
         self.calls.append("add_fb2_planar")
         if code not in self.formats:
             self._fail(errno.EINVAL, "adding a framebuffer")
