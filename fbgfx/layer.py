@@ -33,7 +33,6 @@ from . import _restore
 from ._closing import ClosesOnExit
 from ._screen import compose as _compose
 from .drm.card import FOURCC_FORMATS
-from .drm.planes import YuvVideo
 from .errors import FramebufferError, UnsupportedFormatError
 from .screen import Screen, resolve_rotate
 from .surface import Surface
@@ -230,7 +229,12 @@ class Layer(ClosesOnExit):
 
         settings = options if options is not None else PlayOptions()
         plane = self._plane
-        yuv = YuvVideo(plane) if plane is not None and not self.alpha and settings.on_frame is None else None
+        yuv = None
+        if plane is not None and not self.alpha and settings.on_frame is None:
+            # loaded with the plane (fbgfx.drm.device.plane_pool): a program without planes never imports it
+            from .drm.planes import YuvVideo  # noqa: PLC0415
+
+            yuv = YuvVideo(plane)
         return Player(self._screen, source, settings, yuv=yuv)
 
     # -- placing ---------------------------------------------------------------------------------
