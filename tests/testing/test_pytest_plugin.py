@@ -48,6 +48,12 @@ def run(pytester, request):
     return run_
 
 
+def update_then_match(run) -> None:
+    """Write the test's baselines (``--fbgfx-update``), then match them in a second run: one pass each."""
+    run("--fbgfx-update").assert_outcomes(passed=1)
+    run().assert_outcomes(passed=1)
+
+
 def test_default_display_is_framebuffer(pytester, run):
     """A test gets a fresh 320x240 XRGB8888 file-backed display that fbgfx.open() opens through $FRAMEBUFFER."""
     pytester.makepyfile(
@@ -191,8 +197,7 @@ def test_rgb565_and_c8_displays(pytester, run, fmt):
                 fbgfx_display.assert_matches("halves")
         """
     )
-    run("--fbgfx-update").assert_outcomes(passed=1)
-    run().assert_outcomes(passed=1)
+    update_then_match(run)
 
 
 def test_two_displays_in_one_test(pytester, run):
@@ -316,8 +321,7 @@ def test_tolerance_max_pixels_and_ignore(pytester, run):
                 fbgfx_display.assert_matches("../escape")
         """
     )
-    run("--fbgfx-update").assert_outcomes(passed=1)
-    run().assert_outcomes(passed=1)
+    update_then_match(run)
 
 
 def test_update_rewrites_only_what_changed(pytester, run):
@@ -493,6 +497,18 @@ def draw(colour):
 """
 
 
+def red_picture_test(pytester, name: str) -> None:
+    """Write ``DRAW`` and a test module ``name`` whose one test draws red and matches baseline "pic"."""
+    pytester.makepyfile(draw=DRAW)
+    test = """
+        from draw import draw
+        def test_it(fbgfx_display):
+            draw("red")
+            fbgfx_display.assert_matches("pic")
+        """
+    pytester.makepyfile(**{name: test})
+
+
 def test_baselines_of_different_tests_never_collide(pytester, run):
     """Parametrized tests, same-named methods of two classes and same-named tests of two files get their own PNGs."""
     pytester.makepyfile(draw=DRAW)
@@ -549,15 +565,7 @@ def test_update_writing_one_baseline_twice_with_other_pixels_fails(pytester, run
 
 def test_damaged_baseline_is_one_line_and_update_replaces_it(pytester, run):
     """An unreadable baseline is an assertion naming the file (no Pillow traceback); --fbgfx-update rewrites it."""
-    pytester.makepyfile(draw=DRAW)
-    pytester.makepyfile(
-        test_damaged="""
-        from draw import draw
-        def test_it(fbgfx_display):
-            draw("red")
-            fbgfx_display.assert_matches("pic")
-        """
-    )
+    red_picture_test(pytester, "test_damaged")
     run("--fbgfx-update").assert_outcomes(passed=1)
     baseline = pytester.path / "screens" / "test_damaged" / "test_it" / "pic.png"
     baseline.write_bytes(baseline.read_bytes()[:60])  # cut short, as a killed writer leaves it
@@ -570,23 +578,14 @@ def test_damaged_baseline_is_one_line_and_update_replaces_it(pytester, run):
         ]
     )
     assert "PIL" not in result.stdout.str()
-    run("--fbgfx-update").assert_outcomes(passed=1)
-    run().assert_outcomes(passed=1)
+    update_then_match(run)
     assert [p.name for p in baseline.parent.iterdir()] == ["pic.png"]  # no temporary file left
 
 
 @pytest.mark.parametrize("where", ["folder", "file"])
 def test_baseline_writes_never_follow_a_symlink_out(pytester, run, tmp_path, where):
     """A symlink in the baseline folder (a folder or the picture itself) never makes --fbgfx-update write outside it."""
-    pytester.makepyfile(draw=DRAW)
-    pytester.makepyfile(
-        test_link="""
-        from draw import draw
-        def test_it(fbgfx_display):
-            draw("red")
-            fbgfx_display.assert_matches("pic")
-        """
-    )
+    red_picture_test(pytester, "test_link")
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "pic.png").write_bytes(b"precious")
@@ -608,15 +607,7 @@ def test_baseline_writes_never_follow_a_symlink_out(pytester, run, tmp_path, whe
 
 def test_baselines_from_before_are_read_until_updated(pytester, run):
     """A baseline in the old place (screens/<function>/) still passes; --fbgfx-update writes the new place."""
-    pytester.makepyfile(draw=DRAW)
-    pytester.makepyfile(
-        test_old="""
-        from draw import draw
-        def test_it(fbgfx_display):
-            draw("red")
-            fbgfx_display.assert_matches("pic")
-        """
-    )
+    red_picture_test(pytester, "test_old")
     run("--fbgfx-update").assert_outcomes(passed=1)
     screens = pytester.path / "screens"
     (screens / "test_old" / "test_it").rename(screens / "test_it")
