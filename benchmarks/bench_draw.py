@@ -15,6 +15,8 @@ Two kinds of workload:
 * "own colour": every call has a colour of its own (a gauge's needle, a gradient, a
   fade), and the text workload draws a different reading each call. No cache sees the
   same argument twice. These are the speed figures (issue 11 targets: <= 0.6, text <= 0.5).
+  The short lines (ends within 40 px, as a needle or a plot segment) show the fixed
+  price of a call best: their pixels cost little (issue 34: <= 0.6).
 * "16 colours": the older workloads whose colours repeat every 16 calls, kept to show
   that the fresh-colour path did not cost the repeated one anything.
 
@@ -40,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import statistics
 import time
 from typing import Any, Callable
@@ -97,9 +100,21 @@ def workloads(rounds: int, seed: int = 1) -> dict[str, dict[str, Any]]:
         return [(y * 255 // (H - 1), r % 256, 255 - y * 255 // (H - 1)) for y in range(H)]
 
     readings = rng.uniform(-999, 999, (rounds, 200))
+
+    def short_line() -> tuple[int, ...]:
+        # a gauge's needle, a tick, a plot segment: ends within 40 px of each other
+        x, y = int(rng.integers(0, W)), int(rng.integers(0, H))
+        dx, dy = (int(v) for v in rng.integers(-40, 41, 2))
+        return (x, y, x + dx, y + dy)
+
+    short = [short_line() for _ in range(1000)]
     per_round = range(rounds)
     return {
         "1000 lines, own colour": {"kind": "line", "calls": [list(zip(lines, fresh(r, 1000))) for r in per_round]},
+        "1000 short lines (+-40 px), own colour": {
+            "kind": "line",
+            "calls": [list(zip(short, fresh(r, 1000))) for r in per_round],
+        },
         "1000 rects 1..64, own colour": {
             "kind": "rect",
             "calls": [list(zip(rects, fresh(r, 1000))) for r in per_round],
@@ -154,6 +169,7 @@ def batch_ops(s: fbgfx.Surface, w: dict[str, dict[str, Any]]) -> dict[str, tuple
     out: dict[str, tuple[str, Op]] = {}
     for name, method in (
         ("1000 lines, own colour", s.lines),
+        ("1000 short lines (+-40 px), own colour", s.lines),
         ("1000 rects 1..64, own colour", s.rectangles),
         ("200 circles r5..100, own colour", s.ellipses),
     ):
@@ -170,7 +186,12 @@ def screen_ops(screen: fbgfx.Screen, font: Any, w: dict[str, dict[str, Any]]) ->
     on: the frame's surface keeps track of what each call changed for the next flip."""
     return {
         name + " (Screen frame)": (name, ops(screen.surface, font, w[name]))
-        for name in ("1000 lines, own colour", "1000 rects 1..64, own colour", "480 gradient rows")
+        for name in (
+            "1000 lines, own colour",
+            "1000 short lines (+-40 px), own colour",
+            "1000 rects 1..64, own colour",
+            "480 gradient rows",
+        )
     }
 
 
@@ -220,6 +241,11 @@ def _compare(
     return statistics.median(tp), statistics.median(tf), statistics.median(ratios)
 
 
+def _load() -> str:
+    """The 1, 5 and 15 minute load averages: on a shared machine, beside every figure."""
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
 def memcpy_ms(width: int, height: int, repeat: int = 50) -> float:
     """Median time of a memcpy of one XRGB8888 frame, in ms."""
     a = np.ones((height, width), np.uint32)
@@ -238,12 +264,15 @@ def main(argv: Any = None) -> None:
     d = ImageDraw.Draw(im)
     memcpy = memcpy_ms(W, H)
     flips: dict[str, tuple[float, float]] = {}
-    print(f"machine: memcpy of a {W}x{H} XRGB8888 frame {memcpy:.3f} ms; 1920x1080: {memcpy_ms(1920, 1080):.3f} ms")
+    print(
+        f"machine: memcpy of a {W}x{H} XRGB8888 frame {memcpy:.3f} ms; 1920x1080: {memcpy_ms(1920, 1080):.3f} ms; "
+        f"load average {_load()}"
+    )
     print(
         f"fbgfx.Surface vs Pillow ImageDraw on {W}x{H}, median of {args.repeat} interleaved runs "
         "(ratio = fbgfx / Pillow)"
     )
-    print(f"{'workload':<44}{'format':<10}{'Pillow ms':>10}{'fbgfx ms':>10}{'ratio':>8}")
+    print(f"{'workload':<56}{'format':<10}{'Pillow ms':>10}{'fbgfx ms':>10}{'ratio':>8}")
     for fmt in ("RGB565", "XRGB8888"):
         s = fbgfx.Surface(W, H, fmt)
         rows: list[tuple[str, Op, Op]] = [(name, ops(d, font, work), ops(s, font, work)) for name, work in w.items()]
@@ -254,7 +283,7 @@ def main(argv: Any = None) -> None:
                 if args.only not in label:
                     continue
                 tp, tf, ratio = _compare(base, op, args.repeat)
-                print(f"{label:<44}{fmt:<10}{tp * 1e3:>10.2f}{tf * 1e3:>10.2f}{ratio:>8.2f}")
+                print(f"{label:<56}{fmt:<10}{tp * 1e3:>10.2f}{tf * 1e3:>10.2f}{ratio:>8.2f}")
             if not args.only:
                 flips[fmt] = flip_ms(screen, w["1000 lines, own colour"]["calls"][0], args.repeat)
     for fmt, (t_draw, t_frame) in flips.items():
@@ -266,6 +295,7 @@ def main(argv: Any = None) -> None:
         blit_table(args.repeat)
     if not args.only or args.only in "antialiased":
         smooth_table(args.repeat)
+    print(f"\nload average at the end: {_load()}")
 
 
 def smooth_shapes(seed: int = 3) -> dict[str, list[Any]]:
@@ -359,7 +389,7 @@ def smooth_table(repeat: int) -> None:
     )
     if skia is None:
         print("skia-python is not installed: pip install -e '.[bench]' for the Skia column")
-    print(f"{'workload':<44}{'format':<10}{'Skia ms':>10}{'aggdraw ms':>11}{'fbgfx ms':>10}{'ratio':>8}")
+    print(f"{'workload':<56}{'format':<10}{'Skia ms':>10}{'aggdraw ms':>11}{'fbgfx ms':>10}{'ratio':>8}")
     labels = {
         "lines": "1000 AA lines, width 1-3",
         "circles": "200 AA circles r5..100",
@@ -383,10 +413,10 @@ def smooth_table(repeat: int) -> None:
             if canvas is not None:
                 skia_op = smooth_ops(kind, "skia", canvas, shapes)
                 ts, tf, ratio = _compare(skia_op, ours, repeat, _cpu_time)
-                print(f"{label:<44}{fmt:<10}{ts * 1e3:>10.2f}{agg_ms:>11}{tf * 1e3:>10.2f}{ratio:>8.2f}")
+                print(f"{label:<56}{fmt:<10}{ts * 1e3:>10.2f}{agg_ms:>11}{tf * 1e3:>10.2f}{ratio:>8.2f}")
             else:
                 tf = median(lambda op=ours: op(0), repeat, warmup=1)
-                print(f"{label:<44}{fmt:<10}{'-':>10}{agg_ms:>11}{tf * 1e3:>10.2f}{'-':>8}")
+                print(f"{label:<56}{fmt:<10}{'-':>10}{agg_ms:>11}{tf * 1e3:>10.2f}{'-':>8}")
 
 
 def blit_table(repeat: int) -> None:

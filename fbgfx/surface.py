@@ -30,7 +30,7 @@ from ._draw.geometry import box as box_of
 from ._draw.images import ImageDrawing
 from ._draw.target import Kernel, Rect
 from ._draw.text import TextDrawing
-from ._ffi import check_value, ffi, lib
+from ._ffi import check_value, fast_ellipse, fast_line, fast_rect, ffi, lib
 from .color import BLEND, OPAQUE, SKIP, ColorLike, Ink, Packer, whole_channels
 from .pixelformat import PixelFormat, default_palette
 
@@ -89,11 +89,14 @@ _MISS = (LookupError, TypeError, ValueError, OverflowError)
 # where one more Python call would cost a tenth of the call, so it is written once here
 # and compiled into each method by _fast_path (as dataclasses writes __init__): the
 # method runs it inline, with its kernels as globals (found faster than an attribute of
-# the cffi library), and hands every other call to the method as written.
+# the cffi library), and hands every other call to the method as written. Where the
+# method has a fast function of native/fastcall.c (``native``), that is tried first: it
+# takes xy and fill as given, without cffi's price per call, and leaves to the cffi
+# kernels below whatever it does not read exactly.
 _FAST_PATH = """\
 def {name}({params}):
     if self._quiet{when}:
-        try:
+{native}        try:
             {unpack}
             if type(fill) is tuple:
                 r, g, b = fill
@@ -111,7 +114,9 @@ def {name}({params}):
 _Method = TypeVar("_Method", bound=Callable[..., None])
 
 
-def _fast_path(kernels: str, coords: str, unpack: str = "", when: str = "") -> Callable[[_Method], _Method]:
+def _fast_path(
+    kernels: str, coords: str, unpack: str = "", when: str = "", native: Callable[..., int] | None = None
+) -> Callable[[_Method], _Method]:
     """Put the one-call fast path (``_FAST_PATH``) in front of a drawing method.
 
     Args:
@@ -120,6 +125,8 @@ def _fast_path(kernels: str, coords: str, unpack: str = "", when: str = "") -> C
         unpack: The statement that sets them from the method's arguments (by default
             ``coords = xy``); what it raises sends the call to the written method.
         when: What else, besides nobody listening, the fast path needs to be true.
+        native: The method's function of native/fastcall.c (``fast_line``...), called
+            with the draw target's address, ``xy``, ``fill`` and the colour cache first.
     """
 
     def fast(written: _Method) -> _Method:
@@ -130,6 +137,9 @@ def _fast_path(kernels: str, coords: str, unpack: str = "", when: str = "") -> C
             name=written.__name__,
             params=", ".join([*named, *(("*", *keywords) if keywords else ())]),
             when=f" and {when}" if when else "",
+            native="        if native(self._ta, xy, fill, self._fast) >= 0:\n            return None\n"
+            if native
+            else "",
             unpack=unpack or f"{coords} = xy",
             coords=coords,
             args=", ".join([*named, *(f"{k}={k}" for k in keywords)]),
@@ -140,6 +150,7 @@ def _fast_path(kernels: str, coords: str, unpack: str = "", when: str = "") -> C
             "packed_kernel": getattr(lib, f"{kernels}_c"),
             "whole_channels": whole_channels,
             "MISS": _MISS,
+            "native": native,
             "written": written,
         }
         exec(compile(source, filename, "exec"), namespace)
@@ -172,7 +183,9 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
             (exclusive end) of every drawing call that changed pixels.
 
     Threads: different surfaces can be drawn from different threads at the same time
-    (the C kernels run without the GIL, and each call keeps alive everything C reads).
+    (the C kernels run without the GIL, except for a small shape's one call, where
+    letting the GIL go would cost more than the drawing; each call keeps alive
+    everything C reads).
     One surface is drawn from one thread at a time: concurrent calls on the same
     surface share its drawing state and may mix up colours or ``on_draw`` boxes,
     though they never write outside it.
@@ -282,6 +295,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         t.bpp = max(1, fmt.bpp // 8)
         t.ink = self._packer.native  # kept alive by self._packer
         self._t = t
+        self._ta = int(ffi.cast("uintptr_t", t))  # for the fast_* calls, which take its address
         self._bpp = t.bpp
         if log is not None:
             log.attach(t, self.height, self._listeners_changed)
@@ -582,7 +596,9 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         f = flat(xy, "point")
         self._run(ink, lib.draw_points, _ptr(f), len(f) // 2, ffi.NULL)
 
-    @_fast_path("draw_line", "x0, y0, x1, y1", when="not antialias and width == 1 and width is not True")
+    @_fast_path(
+        "draw_line", "x0, y0, x1, y1", when="not antialias and width == 1 and width is not True", native=fast_line
+    )
     def line(
         self, xy: Coords, fill: Fill = None, width: float = 1, joint: str | None = None, antialias: bool = False
     ) -> None:
@@ -659,7 +675,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
                     gap = [coord_at_angle(point, angles[0] - 90), point, coord_at_angle(point, angles[1] - 90)]
                 self.line(gap, fill, width=3)
 
-    @_fast_path("draw_rect", "x0, y0, x1, y1", when="outline is None")
+    @_fast_path("draw_rect", "x0, y0, x1, y1", when="outline is None", native=fast_rect)
     def rectangle(self, xy: Coords, fill: Fill = None, outline: Fill = None, width: float = 1) -> None:
         """Draw a rectangle with inclusive corners (``ImageDraw.rectangle``)."""
         self._box_shape(lib.draw_rect_c, lib.draw_rect, 1, xy, fill, outline, width)
@@ -779,7 +795,7 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
                     right[3] -= r + 1
                 rect(right, ink)
 
-    @_fast_path("draw_ellipse", "x0, y0, x1, y1", when="not antialias and outline is None")
+    @_fast_path("draw_ellipse", "x0, y0, x1, y1", when="not antialias and outline is None", native=fast_ellipse)
     def ellipse(
         self, xy: Coords, fill: Fill = None, outline: Fill = None, width: float = 1, *, antialias: bool = False
     ) -> None:

@@ -39,6 +39,7 @@ PARTS = [
     ("evgrab.cdef", "evgrab.h", ["evgrab.c"]),
     ("mirror.cdef", "mirror.h", ["mirror.c"]),
     ("sigbus.cdef", "sigbus.h", ["sigbus.c"]),
+    ("fastcall.cdef", "fastcall.h", ["fastcall.c"]),
     ("abi.cdef", None, []),  # fbgfx_abi_cdef, written below
 ]
 
