@@ -310,25 +310,30 @@ class YuvWriter:
     def __call__(self, frame: Any) -> None:
         """Write ``frame`` (a decoded ``av.VideoFrame``) into the planes."""
         ctx = self._context(frame)
-        ffi = self.sws.ffi
-        keep = []  # the buffers C reads stay alive for the whole call
-        for i, plane in enumerate(frame.planes[:4]):
-            buffer = ffi.from_buffer("uint8_t[]", plane)
-            keep.append(buffer)
-            self._src_ptr[i] = buffer
-            self._src_stride[i] = plane.line_size
-        for i in range(len(keep), 4):
-            self._src_ptr[i] = ffi.NULL
-            self._src_stride[i] = 0
-        rows = self.sws.scale.sws_scale(
-            ctx, self._src_ptr, self._src_stride, 0, frame.height, self._dst_ptr, self._dst_stride
-        )
-        if rows < 0:
-            raise ValueError(f"libswscale failed on a {frame.format.name} frame ({rows})")
-        del keep
+        _scale_planes(self.sws, ctx, frame, self._src_ptr, self._src_stride, self._dst_ptr, self._dst_stride)
         if self._targets is not self.planes:
             for plane, target in zip(self.planes, self._targets):
                 plane[...] = target
+
+
+def _scale_planes(sws: _Swscale, ctx: Any, frame: Any, src: Any, src_stride: Any, dst: Any, dst_stride: Any) -> None:
+    """One ``sws_scale`` of ``frame``'s planes (PyAV's, or a :class:`_Window`'s) through
+    ``ctx`` into the destination planes ``dst`` / ``dst_stride`` (``src`` and
+    ``src_stride``: the caller's four-entry arrays, filled here)."""
+    ffi = sws.ffi
+    keep = []  # the buffers C reads stay alive for the whole call
+    for i, plane in enumerate(frame.planes[:4]):
+        buffer = ffi.from_buffer("uint8_t[]", plane.data if isinstance(plane, _Plane) else plane)
+        keep.append(buffer)
+        src[i] = buffer
+        src_stride[i] = plane.line_size
+    for i in range(len(keep), 4):
+        src[i] = ffi.NULL
+        src_stride[i] = 0
+    rows = sws.scale.sws_scale(ctx, src, src_stride, 0, frame.height, dst, dst_stride)
+    if rows < 0:  # 0 is success too: FFmpeg 5's ARM (NEON) converters return 0
+        raise ValueError(f"libswscale failed on a {frame.format.name} frame ({rows})")
+    del keep
 
 
 class _Plane:
@@ -533,23 +538,7 @@ class _Route:
         """Write ``frame`` (a decoded ``av.VideoFrame``) into the destination."""
         ctx = self._context(frame.width, frame.height, frame.format.name)
         self._colorspace(ctx, frame)
-        ffi = self.sws.ffi
-        planes = frame.planes
-        keep = []  # the buffers C reads stay alive for the whole call
-        for i, plane in enumerate(planes[:4]):
-            buffer = ffi.from_buffer("uint8_t[]", plane.data if isinstance(plane, _Plane) else plane)
-            keep.append(buffer)
-            self._src_ptr[i] = buffer
-            self._src_stride[i] = plane.line_size
-        for i in range(len(keep), 4):
-            self._src_ptr[i] = ffi.NULL
-            self._src_stride[i] = 0
-        rows = self.sws.scale.sws_scale(
-            ctx, self._src_ptr, self._src_stride, 0, frame.height, self._dst_ptr, self._dst_stride
-        )
-        if rows < 0:  # 0 is success too: FFmpeg 5's ARM (NEON) converters return 0
-            raise ValueError(f"libswscale failed on a {frame.format.name} frame ({rows})")
-        del keep
+        _scale_planes(self.sws, ctx, frame, self._src_ptr, self._src_stride, self._dst_ptr, self._dst_stride)
         if self.scratch is not None:
             self._place()
 
