@@ -17,12 +17,21 @@
  * real hardware: it wants sequential writes, never reads). On x86-64, 8x8 blocks are
  * turned in registers (AVX2 for 32-bit pixels, SSE2 for 16-bit); rotate_pack converts
  * each block of RGB into those registers and writes it turned, so the picture is turned
- * while it is converted, not converted and then copied turned. Elsewhere (ARM boards),
- * plain loops convert a tile into a buffer on the stack and write it turned. Channels
- * are truncated to their length as PixelFormat.pack and convert_pack do. */
+ * while it is converted, not converted and then copied turned; a half turn there is a
+ * row conversion written from the right, with non-temporal stores as convert_pack's
+ * (it reads and writes what no turn does, so it costs what no turn costs). Elsewhere
+ * (ARM boards), plain loops convert a tile into a buffer on the stack and write it
+ * turned. Channels are truncated to their length as PixelFormat.pack and convert_pack
+ * do. */
 #include "rotate.h"
 
 #define ROTATE_TILE 32
+/* Frame rows a quarter turn's 8x8 blocks take in one pass across the frame. One block
+ * row reads 8 frame rows front to back, streams the hardware prefetchers follow; bands
+ * of 32 rows (32 streams, each a few lines at a time) left the loads waiting on memory
+ * and took 1.5-2x as long on 1080p frames. The panel rows' lines a pass leaves half
+ * written wait in L2 for the next pass. */
+#define ROTATE_BAND 8
 #define ROTATE_INLINE static inline __attribute__((always_inline))
 
 /* One tile: src is its top-left pixel in the frame, dst the top-left of its turned
@@ -75,6 +84,8 @@ ROTATE_TILE_FN(rotate_tile_24, rotate_px24)
 #include <immintrin.h>
 #include <stdlib.h>
 #define ROTATE_X86 1
+/* Half turns of frames of at least this many bytes get non-temporal stores (as convert.c). */
+#define ROTATE_STREAM_BYTES (2u << 20)
 
 /* FBGFX_NO_AVX2=1 turns the vector kernels off (AVX2 and the SSE2 ones), so tests can
  * check the plain loops that ARM boards run. */
@@ -342,27 +353,70 @@ rotate_avx2_block(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, 
     }
 }
 
-/* The 8x8 blocks of [0, x1) x [0, y1) (multiples of 8) of a width x height block, tile
- * by tile for locality. Within a tile the blocks that share panel rows come one after
- * another, so each panel row's part of the tile (32 pixels) is written left to right in
- * one go. Tiles are laid on the panel's grid (for a quarter turn clockwise, counted
- * from the bottom of the frame), so those parts are whole cache lines when the panel's
- * rows are aligned. (Streaming stores, which skip reading the lines first, were slower
- * on the machines measured: they stay out.) */
+/* A half turn of [0, x1) x [0, height) (x1 a multiple of 16): frame row y is panel row
+ * height - 1 - y, reversed, so it is a row conversion like convert_pack's, written from
+ * the right. 16 pixels a step; a frame larger than the caches is written with
+ * non-temporal stores (video memory is never read back: no read before each line). */
+__attribute__((target("avx2"))) static void rotate_avx2_half(const uint8_t *src, ptrdiff_t ss, uint8_t *dst,
+                                                             ptrdiff_t ds, int width, int height, int bytes,
+                                                             const rotate_avx2_k *k, int x1)
+{
+    const int stream = (size_t)width * (size_t)height * (size_t)bytes >= ROTATE_STREAM_BYTES;
+    int streamed = 0;
+    for (int y = 0; y < height; y++) {
+        const uint8_t *s = src + (ptrdiff_t)y * ss;
+        uint8_t *row = dst + (ptrdiff_t)(height - 1 - y) * ds;
+        /* pixels [x, x + 16) land at panel columns [width - 16 - x, width - x) */
+        const int st = stream && ((uintptr_t)(row + (ptrdiff_t)(width % 16) * bytes) & 31) == 0;
+        streamed |= st;
+        for (int x = 0; x < x1; x += 16) {
+            __m256i a =
+                _mm256_permutevar8x32_epi32(rotate_avx2_px8(s + (ptrdiff_t)x * k->step, k), k->reverse);
+            __m256i b =
+                _mm256_permutevar8x32_epi32(rotate_avx2_px8(s + (ptrdiff_t)(x + 8) * k->step, k), k->reverse);
+            uint8_t *d = row + (ptrdiff_t)(width - 16 - x) * bytes;
+            if (bytes == 4) {
+                if (st) {
+                    _mm256_stream_si256((__m256i *)d, b);
+                    _mm256_stream_si256((__m256i *)(d + 32), a);
+                } else {
+                    _mm256_storeu_si256((__m256i *)d, b);
+                    _mm256_storeu_si256((__m256i *)(d + 32), a);
+                }
+            } else {
+                __m256i v = _mm256_permute4x64_epi64(_mm256_packus_epi32(b, a), 0xD8);
+                if (st)
+                    _mm256_stream_si256((__m256i *)d, v);
+                else
+                    _mm256_storeu_si256((__m256i *)d, v);
+            }
+        }
+    }
+    if (streamed)
+        _mm_sfence(); /* non-temporal stores are ordered before whatever the caller does next */
+}
+
+/* The 8x8 blocks of [0, x1) x [0, y1) (multiples of 8) of a width x height block, in
+ * bands of ROTATE_BAND frame rows (for a quarter turn clockwise, counted from the bottom
+ * of the frame), each band in tiles of ROTATE_TILE columns. Within a tile the blocks
+ * that share panel rows come one after another, so each panel row's part of the tile
+ * is written left to right in one go. (Streaming stores, which skip reading the lines
+ * first, were slower on the machines measured, written from the blocks or from a tile
+ * turned in L1: they stay out of quarter turns.) */
 __attribute__((target("avx2"))) static void rotate_avx2_pack_blocks(const uint8_t *src, ptrdiff_t ss,
                                                                     uint8_t *dst, ptrdiff_t ds, int width,
                                                                     int height, int turn, int bytes,
                                                                     const rotate_avx2_k *k, int x1, int y1)
 {
-    const int bands = (y1 + ROTATE_TILE - 1) / ROTATE_TILE;
+    const int bands = (y1 + ROTATE_BAND - 1) / ROTATE_BAND;
     for (int band = 0; band < bands; band++) {
         int ty, ey; /* rows [ty, ey) of the frame */
         if (turn == 1) {
-            ey = y1 - band * ROTATE_TILE;
-            ty = ey > ROTATE_TILE ? ey - ROTATE_TILE : 0;
+            ey = y1 - band * ROTATE_BAND;
+            ty = ey > ROTATE_BAND ? ey - ROTATE_BAND : 0;
         } else {
-            ty = band * ROTATE_TILE;
-            ey = ty + ROTATE_TILE < y1 ? ty + ROTATE_TILE : y1;
+            ty = band * ROTATE_BAND;
+            ey = ty + ROTATE_BAND < y1 ? ty + ROTATE_BAND : y1;
         }
         const int ny = (ey - ty) / 8;
         for (int tx = 0; tx < x1; tx += ROTATE_TILE) {
@@ -537,9 +591,16 @@ FBGFX_HOT int rotate_pack(const uint8_t *src, ptrdiff_t src_stride, int step, ui
     if (rotate_have_avx2()) {
         rotate_avx2_k k;
         rotate_avx2_setup(&k, step, f);
-        w8 = width / 8 * 8;
-        h8 = height / 8 * 8;
-        rotate_avx2_pack_blocks(src, src_stride, dst, dst_stride, width, height, turn, f->bytes, &k, w8, h8);
+        if (turn == 2) {
+            w8 = width / 16 * 16;
+            h8 = height;
+            rotate_avx2_half(src, src_stride, dst, dst_stride, width, height, f->bytes, &k, w8);
+        } else {
+            w8 = width / 8 * 8;
+            h8 = height / 8 * 8;
+            rotate_avx2_pack_blocks(src, src_stride, dst, dst_stride, width, height, turn, f->bytes, &k, w8,
+                                    h8);
+        }
     }
 #endif
     /* the rest: the columns right of the blocks, then the rows below them */

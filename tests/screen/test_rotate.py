@@ -271,6 +271,27 @@ def test_rotate_pack_matches_pack_then_rot90(fmt, turn, step):
     assert (out == want).all()
 
 
+@pytest.mark.parametrize("fmt", ["XRGB8888", "RGB565"])
+@pytest.mark.parametrize("width", [1024, 1021])
+@pytest.mark.parametrize("turn", [1, 2, 3])
+def test_rotate_pack_of_a_large_frame_into_a_bordered_panel(fmt, width, turn):
+    """A frame larger than the caches (half turns: non-temporal stores, aligned or not) turns
+    exactly as np.rot90 clockwise and writes nothing around its place."""
+    pf = fbgfx.PixelFormat.from_name(fmt)
+    rng = np.random.default_rng(width + turn)
+    rgb = rng.integers(0, 256, (1040, width, 3), dtype=np.uint8)
+    want = np.rot90(pf.pack(rgb), -turn)
+    out = np.full((want.shape[0] + 2, want.shape[1] + 3), 0x5A, pf.dtype)  # a border to check
+    inner = out[1:-1, 1:-2]
+    spec = _transfer._pack_spec(pf)
+    rc = lib.rotate_pack(_ptr(rgb), rgb.strides[0], 3, _ptr(inner), inner.strides[0], width, 1040, turn, spec)
+    assert rc == 0
+    assert (inner == want).all()
+    border = np.ones(out.shape, bool)
+    border[1:-1, 1:-2] = False
+    assert (out[border] == 0x5A).all()
+
+
 def test_kernels_refuse_bad_arguments():
     """The kernels return -EINVAL for a turn, pixel size or step they do not take."""
     buf = np.zeros((4, 4, 4), np.uint8)
