@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -646,7 +647,9 @@ def test_play_shows_progress_on_a_terminal(tmp_path):
         os.close(master)
     text = b"".join(chunks).decode()
     assert "\rplay: " in text and " fps, " in text and " dropped" in text
-    assert "fbgfx: played 4 frames" in text.splitlines()[-1]
+    # all 4 frames counted: shown, or dropped when a busy machine made one late
+    summary = re.search(r"fbgfx: played (\d+) frames, [\d.]+ fps, (\d+) dropped", text.splitlines()[-1])
+    assert summary is not None and int(summary[1]) + int(summary[2]) == 4 and int(summary[1]) >= 1, text
 
 
 def test_unknown_device_format(capsys):

@@ -196,8 +196,9 @@ def test_ctrl_c_stops_a_long_smooth_line() -> None:
     old = signal.getsignal(signal.SIGINT)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        # the handler first: a timer that fired before it was set would end the process
         signal.signal(signal.SIGALRM, lambda *_: signal.raise_signal(signal.SIGINT))
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
         with pytest.raises(KeyboardInterrupt):
             s.line(pts, fill="white", width=3, antialias=True)
             time.sleep(5)  # (only when the drawing finished first: the test then fails)
