@@ -160,7 +160,7 @@ def test_an_animation_within_pillows_limit_plays(tmp_path: Path, open_virtual: A
     path = _declaring(tmp_path / "mid.gif", (3000, 2000))
     fb = open_virtual("300x200:XRGB8888")
     with fb.screen() as screen:
-        played = screen.play(str(path), fps=0, audio=False)
+        played = screen.play(video.AnimationSource(str(path)), fps=0, audio=False)  # as `fbgfx play` reads a GIF
     assert played.shown == 2
     shown = np.asarray(fb.snapshot().convert("RGB")).astype(int)
     assert np.abs(shown[1:9, 1:9] - (0, 0, 255)).max() <= 8  # the last frame, a tenth of 100x100
