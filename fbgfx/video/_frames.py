@@ -161,7 +161,7 @@ class AnimationSource:
         OSError, ValueError: Pillow cannot read it (its own errors, as :func:`PIL.Image.open`).
         PIL.Image.DecompressionBombError: an animation whose canvas is larger than
             :data:`PIL.Image.MAX_IMAGE_PIXELS`. Pillow composes every frame after the
-            first on a canvas of that size in RGB (about 8 bytes a pixel: 1.1 GB for a
+            first on a canvas of that size in RGB (about 8 bytes a pixel: 1.2 GB for a
             12000x12000 GIF of a few bytes), so it is refused before anything is decoded.
             A still picture that large is read in bands, as :meth:`Screen.present`
             does; raise the limit to play such an animation anyway.
