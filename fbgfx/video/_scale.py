@@ -279,28 +279,7 @@ class YuvWriter:
             return self._ctx
         self.close()
         sws = self.sws
-        ctx = sws.scale.sws_alloc_context()
-        if ctx == sws.ffi.NULL:
-            raise MemoryError("libswscale: out of memory")
-        src = sws.pix_fmt(name)
-        if src < 0:
-            sws.scale.sws_freeContext(ctx)
-            raise ValueError(f"libswscale does not know the pixel format {name!r}")
-        opt = sws.util.av_opt_set_int
-        for option, value in (
-            (b"srcw", frame.width),
-            (b"srch", frame.height),
-            (b"src_format", src),
-            (b"dstw", self.width),
-            (b"dsth", self.height),
-            (b"dst_format", sws.pix_fmt(self.pix_fmt)),
-            (b"sws_flags", SWS_BICUBIC),
-        ):
-            opt(ctx, option, value, 0)
-        opt(ctx, b"threads", self.threads, 0)
-        if sws.scale.sws_init_context(ctx, sws.ffi.NULL, sws.ffi.NULL) < 0:
-            sws.scale.sws_freeContext(ctx)
-            raise ValueError(f"libswscale cannot convert {name} {frame.width}x{frame.height} to {self.pix_fmt}")
+        ctx = _new_context(sws, key, (self.width, self.height, self.pix_fmt), self.threads)
         if name.startswith("yuvj") or getattr(frame, "color_range", None) == 2:  # full range (AVCOL_RANGE_JPEG)
             table = sws.scale.sws_getCoefficients(5)
             sws.scale.sws_setColorspaceDetails(ctx, table, 1, table, 0, 0, 1 << 16, 1 << 16)
@@ -314,6 +293,40 @@ class YuvWriter:
         if self._targets is not self.planes:
             for plane, target in zip(self.planes, self._targets):
                 plane[...] = target
+
+
+def _new_context(sws: _Swscale, src: tuple[int, int, str], dst: tuple[int, int, str], threads: int) -> Any:
+    """A libswscale context from ``src`` to ``dst`` (width, height, FFmpeg pixel format name),
+    bicubic, on ``threads`` threads; the caller frees it.
+
+    Raises:
+        MemoryError: libswscale could not allocate it.
+        ValueError: libswscale does not know a format, or cannot convert between them.
+    """
+    (width, height, name), (out_w, out_h, out_name) = src, dst
+    ctx = sws.scale.sws_alloc_context()
+    if ctx == sws.ffi.NULL:
+        raise MemoryError("libswscale: out of memory")
+    src_format = sws.pix_fmt(name)
+    if src_format < 0:
+        sws.scale.sws_freeContext(ctx)
+        raise ValueError(f"libswscale does not know the pixel format {name!r}")
+    opt = sws.util.av_opt_set_int
+    for option, value in (
+        (b"srcw", width),
+        (b"srch", height),
+        (b"src_format", src_format),
+        (b"dstw", out_w),
+        (b"dsth", out_h),
+        (b"dst_format", sws.pix_fmt(out_name)),
+        (b"sws_flags", SWS_BICUBIC),
+    ):
+        opt(ctx, option, value, 0)
+    opt(ctx, b"threads", threads, 0)  # an option since FFmpeg 5.0; older ones have one thread
+    if sws.scale.sws_init_context(ctx, sws.ffi.NULL, sws.ffi.NULL) < 0:
+        sws.scale.sws_freeContext(ctx)
+        raise ValueError(f"libswscale cannot convert {name} {width}x{height} to {out_name}")
+    return ctx
 
 
 def _scale_planes(sws: _Swscale, ctx: Any, frame: Any, src: Any, src_stride: Any, dst: Any, dst_stride: Any) -> None:
@@ -490,29 +503,7 @@ class _Route:
         if key == self._key:
             return self._ctx
         self.close()
-        sws = self.sws
-        ctx = sws.scale.sws_alloc_context()
-        if ctx == sws.ffi.NULL:
-            raise MemoryError("libswscale: out of memory")
-        opt = sws.util.av_opt_set_int
-        src = sws.pix_fmt(name)
-        if src < 0:
-            sws.scale.sws_freeContext(ctx)
-            raise ValueError(f"libswscale does not know the pixel format {name!r}")
-        for option, value in (
-            (b"srcw", width),
-            (b"srch", height),
-            (b"src_format", src),
-            (b"dstw", self.out_w),
-            (b"dsth", self.out_h),
-            (b"dst_format", sws.pix_fmt(self.out_name)),
-            (b"sws_flags", SWS_BICUBIC),
-        ):
-            opt(ctx, option, value, 0)
-        opt(ctx, b"threads", self.threads, 0)  # an option since FFmpeg 5.0; older ones have one thread
-        if sws.scale.sws_init_context(ctx, sws.ffi.NULL, sws.ffi.NULL) < 0:
-            sws.scale.sws_freeContext(ctx)
-            raise ValueError(f"libswscale cannot convert {name} {width}x{height} to {self.out_name}")
+        ctx = _new_context(self.sws, key, (self.out_w, self.out_h, self.out_name), self.threads)
         self._ctx, self._key, self._colors = ctx, key, None
         return ctx
 
