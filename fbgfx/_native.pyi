@@ -9,7 +9,29 @@ declarations in step.
 
 from typing import Any, Callable
 
+from typing_extensions import Concatenate, ParamSpec, TypeAlias
+
 _CData = Any  # a cffi pointer, array or struct
+
+# Families of C functions with one signature (or one start of it), named once. Callable
+# types keep no parameter names: native/*.cdef has them, the comments repeat the rest.
+_P = ParamSpec("_P")
+# smooth.cdef: (t, f, mask, r, g, b, a, exact, box, row0, row1, ...the shape)
+_Smooth: TypeAlias = Callable[Concatenate[_CData, _CData, _CData, int, int, int, int, int, _CData, int, int, _P], int]
+_SmoothPath: TypeAlias = _Smooth[[_CData, int, float]]  # xy, n, w
+# From one strided picture into another: (src, src_stride, dst, dst_stride, width, height, ...)
+_Strided: TypeAlias = Callable[Concatenate[_CData, int, _CData, int, int, int, _P], int]
+# draw.cdef
+_DrawBox: TypeAlias = Callable[[_CData, float, float, float, float, int, int], int]  # t, x0, y0, x1, y1, fill, width
+_DrawBoxes: TypeAlias = Callable[[_CData, _CData, int, _CData, int, int], int]  # t, xy, n, colors, fill, width
+# t, x0, y0, x1, y1, start, end, fill, width
+_DrawCut: TypeAlias = Callable[[_CData, float, float, float, float, float, float, int, int], int]
+_DrawPacked: TypeAlias = Callable[[_CData, int, float, float, float, float], int]  # t, color, x0, y0, x1, y1
+_DrawRGB: TypeAlias = Callable[[_CData, int, int, int, float, float, float, float], int]  # t, r, g, b, x0, y0, x1, y1
+# fb.cdef: an fbdev ioctl on one struct (fd, var | fix | cmap)
+_FbStruct: TypeAlias = Callable[[int, _CData], int]
+# input.cdef, uinput.cdef: (fd, buf, len) read into a buffer of len
+_ReadInto: TypeAlias = Callable[[int, _CData, int], int]
 
 class _FFI:
     NULL: _CData
@@ -128,25 +150,8 @@ class _Lib:
         f: _CData,
         /,
     ) -> int: ...
-    def convert_blend(
-        self, src: _CData, src_stride: int, dst: _CData, dst_stride: int, width: int, height: int, f: _CData, /
-    ) -> int: ...
-    def convert_blend_mask(
-        self,
-        mask: _CData,
-        mask_stride: int,
-        dst: _CData,
-        dst_stride: int,
-        width: int,
-        height: int,
-        r: int,
-        g: int,
-        b: int,
-        a: int,
-        exact: int,
-        f: _CData,
-        /,
-    ) -> int: ...
+    convert_blend: _Strided[[_CData]]  # f
+    convert_blend_mask: _Strided[[int, int, int, int, int, _CData]]  # r, g, b, a, exact, f
     def glyph_compose(
         self,
         dst: _CData,
@@ -169,157 +174,34 @@ class _Lib:
     def draw_line(self, t: _CData, x0: float, y0: float, x1: float, y1: float, width: int, /) -> int: ...
     def draw_polyline(self, t: _CData, xy: _CData, n: int, width: int, /) -> int: ...
     def draw_lines(self, t: _CData, xy: _CData, n: int, colors: _CData, width: int, /) -> int: ...
-    def draw_rect(self, t: _CData, x0: float, y0: float, x1: float, y1: float, fill: int, width: int, /) -> int: ...
-    def draw_rects(self, t: _CData, xy: _CData, n: int, colors: _CData, fill: int, width: int, /) -> int: ...
+    draw_rect: _DrawBox
+    draw_rects: _DrawBoxes
     def draw_polygon(self, t: _CData, xy: _CData, n: int, fill: int, width: int, /) -> int: ...
-    def draw_ellipse(self, t: _CData, x0: float, y0: float, x1: float, y1: float, fill: int, width: int, /) -> int: ...
-    def draw_ellipses(self, t: _CData, xy: _CData, n: int, colors: _CData, fill: int, width: int, /) -> int: ...
+    draw_ellipse: _DrawBox
+    draw_ellipses: _DrawBoxes
     def draw_arc(
         self, t: _CData, x0: float, y0: float, x1: float, y1: float, start: float, end: float, width: int, /
     ) -> int: ...
-    def draw_chord(
-        self, t: _CData, x0: float, y0: float, x1: float, y1: float, start: float, end: float, fill: int, width: int, /
-    ) -> int: ...
-    def draw_pieslice(
-        self, t: _CData, x0: float, y0: float, x1: float, y1: float, start: float, end: float, fill: int, width: int, /
-    ) -> int: ...
+    draw_chord: _DrawCut
+    draw_pieslice: _DrawCut
     def draw_mask(self, t: _CData, mask: _CData, mstride: int, x: int, y: int, w: int, h: int, /) -> int: ...
     def draw_point_c(self, t: _CData, color: int, x: float, y: float, /) -> int: ...
-    def draw_line_c(self, t: _CData, color: int, x0: float, y0: float, x1: float, y1: float, /) -> int: ...
-    def draw_rect_c(self, t: _CData, color: int, x0: float, y0: float, x1: float, y1: float, /) -> int: ...
-    def draw_ellipse_c(self, t: _CData, color: int, x0: float, y0: float, x1: float, y1: float, /) -> int: ...
+    draw_line_c: _DrawPacked
+    draw_rect_c: _DrawPacked
+    draw_ellipse_c: _DrawPacked
     def draw_log(self, t: _CData, x0: int, y0: int, x1: int, y1: int, /) -> int: ...
     def draw_log_take(self, t: _CData, x0: _CData, x1: _CData, rows: _CData, /) -> int: ...
     def draw_point_rgb(self, t: _CData, r: int, g: int, b: int, x: float, y: float, /) -> int: ...
-    def draw_line_rgb(
-        self, t: _CData, r: int, g: int, b: int, x0: float, y0: float, x1: float, y1: float, /
-    ) -> int: ...
-    def draw_rect_rgb(
-        self, t: _CData, r: int, g: int, b: int, x0: float, y0: float, x1: float, y1: float, /
-    ) -> int: ...
-    def draw_ellipse_rgb(
-        self, t: _CData, r: int, g: int, b: int, x0: float, y0: float, x1: float, y1: float, /
-    ) -> int: ...
-    def smooth_line(
-        self,
-        t: _CData,
-        f: _CData,
-        mask: _CData,
-        r: int,
-        g: int,
-        b: int,
-        a: int,
-        exact: int,
-        box: _CData,
-        row0: int,
-        row1: int,
-        x0: float,
-        y0: float,
-        x1: float,
-        y1: float,
-        w: float,
-        /,
-    ) -> int: ...
-    def smooth_polyline(
-        self,
-        t: _CData,
-        f: _CData,
-        mask: _CData,
-        r: int,
-        g: int,
-        b: int,
-        a: int,
-        exact: int,
-        box: _CData,
-        row0: int,
-        row1: int,
-        xy: _CData,
-        n: int,
-        w: float,
-        curve: int,
-        /,
-    ) -> int: ...
-    def smooth_lines(
-        self,
-        t: _CData,
-        f: _CData,
-        mask: _CData,
-        r: int,
-        g: int,
-        b: int,
-        a: int,
-        exact: int,
-        box: _CData,
-        row0: int,
-        row1: int,
-        xy: _CData,
-        n: int,
-        w: float,
-        /,
-    ) -> int: ...
-    def smooth_polygon(
-        self,
-        t: _CData,
-        f: _CData,
-        mask: _CData,
-        r: int,
-        g: int,
-        b: int,
-        a: int,
-        exact: int,
-        box: _CData,
-        row0: int,
-        row1: int,
-        xy: _CData,
-        n: int,
-        w: float,
-        /,
-    ) -> int: ...
-    def smooth_ellipse(
-        self,
-        t: _CData,
-        f: _CData,
-        mask: _CData,
-        r: int,
-        g: int,
-        b: int,
-        a: int,
-        exact: int,
-        box: _CData,
-        row0: int,
-        row1: int,
-        cx: float,
-        cy: float,
-        rx: float,
-        ry: float,
-        start: float,
-        end: float,
-        kind: int,
-        w: float,
-        /,
-    ) -> int: ...
-    def smooth_rounded_rect(
-        self,
-        t: _CData,
-        f: _CData,
-        mask: _CData,
-        r: int,
-        g: int,
-        b: int,
-        a: int,
-        exact: int,
-        box: _CData,
-        row0: int,
-        row1: int,
-        x0: float,
-        y0: float,
-        x1: float,
-        y1: float,
-        rad: float,
-        corners: int,
-        w: float,
-        /,
-    ) -> int: ...
+    draw_line_rgb: _DrawRGB
+    draw_rect_rgb: _DrawRGB
+    draw_ellipse_rgb: _DrawRGB
+    smooth_line: _Smooth[[float, float, float, float, float]]  # x0, y0, x1, y1, w
+    smooth_polyline: _Smooth[[_CData, int, float, int]]  # xy, n, w, curve
+    smooth_lines: _SmoothPath
+    smooth_polygon: _SmoothPath
+    # cx, cy, rx, ry, start, end, kind, w
+    smooth_ellipse: _Smooth[[float, float, float, float, float, float, int, float]]
+    smooth_rounded_rect: _Smooth[[float, float, float, float, float, int, float]]  # x0, y0, x1, y1, rad, corners, w
     def fbgfx_drm_ioctl(self, fd: int, request: int, arg: _CData, /) -> int: ...
     def fbgfx_drm_wait_vblank(self, fd: int, crtc_index: int, /) -> int: ...
     def fbgfx_drm_map_pages(self, fd: int, offsets: _CData, count: int, size: int, out: _CData, /) -> int: ...
@@ -329,40 +211,29 @@ class _Lib:
     def fbgfx_guard_lost(self, slot: int, /) -> int: ...
     def fbgfx_guard_remove(self, slot: int, /) -> int: ...
     def fastcall_install(self, /) -> int: ...
-    def fbgfx_get_var(self, fd: int, var: _CData, /) -> int: ...
-    def fbgfx_put_var(self, fd: int, var: _CData, /) -> int: ...
-    def fbgfx_get_fix(self, fd: int, fix: _CData, /) -> int: ...
-    def fbgfx_pan(self, fd: int, var: _CData, /) -> int: ...
-    def fbgfx_get_cmap(self, fd: int, cmap: _CData, /) -> int: ...
-    def fbgfx_put_cmap(self, fd: int, cmap: _CData, /) -> int: ...
+    fbgfx_get_var: _FbStruct
+    fbgfx_put_var: _FbStruct
+    fbgfx_get_fix: _FbStruct
+    fbgfx_pan: _FbStruct
+    fbgfx_get_cmap: _FbStruct
+    fbgfx_put_cmap: _FbStruct
     def fbgfx_blank(self, fd: int, level: int, /) -> int: ...
     def fbgfx_wait_for_vsync(self, fd: int, /) -> int: ...
-    def fbgfx_input_name(self, fd: int, buf: _CData, len: int, /) -> int: ...
+    fbgfx_input_name: _ReadInto
     def fbgfx_input_bits(self, fd: int, ev: int, buf: _CData, len: int, /) -> int: ...
-    def fbgfx_input_props(self, fd: int, buf: _CData, len: int, /) -> int: ...
-    def fbgfx_input_keys(self, fd: int, buf: _CData, len: int, /) -> int: ...
+    fbgfx_input_props: _ReadInto
+    fbgfx_input_keys: _ReadInto
     def fbgfx_input_absinfo(self, fd: int, axis: int, out: _CData, /) -> int: ...
-    def fbgfx_input_mt_slots(self, fd: int, values: _CData, n: int, /) -> int: ...
+    fbgfx_input_mt_slots: _ReadInto
     def fbgfx_input_clock_monotonic(self, fd: int, /) -> int: ...
     def fbgfx_input_decode(self, buf: _CData, len: int, out: _CData, max: int, /) -> int: ...
     def fbgfx_input_encode(self, in_: _CData, n: int, out: _CData, len: int, /) -> int: ...
     def fbgfx_uinput_create(self, fd: int, name: _CData, width: int, height: int, /) -> int: ...
-    def fbgfx_uinput_sysname(self, fd: int, buf: _CData, len: int, /) -> int: ...
+    fbgfx_uinput_sysname: _ReadInto
     def fbgfx_uinput_destroy(self, fd: int, /) -> int: ...
     def fbgfx_kd_get_mode(self, fd: int, /) -> int: ...
     def fbgfx_kd_set_mode(self, fd: int, mode: int, /) -> int: ...
-    def rotate_copy(
-        self,
-        src: _CData,
-        src_stride: int,
-        dst: _CData,
-        dst_stride: int,
-        width: int,
-        height: int,
-        bytes: int,
-        turn: int,
-        /,
-    ) -> int: ...
+    rotate_copy: _Strided[[int, int]]  # bytes, turn
     def rotate_pack(
         self,
         src: _CData,
@@ -376,19 +247,8 @@ class _Lib:
         f: _CData,
         /,
     ) -> int: ...
-    def mirror_tiles(
-        self,
-        cur: _CData,
-        cur_stride: int,
-        prev: _CData,
-        prev_stride: int,
-        width_bytes: int,
-        height: int,
-        tile_bytes: int,
-        tile_rows: int,
-        mask: _CData,
-        /,
-    ) -> int: ...
+    # (cur, cur_stride, prev, prev_stride, width_bytes, height) tile_bytes, tile_rows, mask
+    mirror_tiles: _Strided[[int, int, _CData]]
     def mirror_scale(
         self,
         src: _CData,

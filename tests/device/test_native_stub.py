@@ -46,9 +46,12 @@ def _py(ctype: str) -> str:
     return "None" if ctype == "void" else "int"
 
 
+def _tree() -> ast.Module:
+    return ast.parse((ROOT / "fbgfx" / "_native.pyi").read_text())
+
+
 def _stub() -> dict[str, ast.AST]:
-    tree = ast.parse((ROOT / "fbgfx" / "_native.pyi").read_text())
-    lib_class = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "_Lib")
+    lib_class = next(n for n in _tree().body if isinstance(n, ast.ClassDef) and n.name == "_Lib")
     out: dict[str, ast.AST] = {}
     for node in lib_class.body:
         if isinstance(node, ast.FunctionDef):
@@ -56,6 +59,46 @@ def _stub() -> dict[str, ast.AST]:
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             out[node.target.id] = node
     return out
+
+
+def _aliases() -> dict[str, ast.expr]:
+    """The stub's type aliases (``Name: TypeAlias = ...``): the families of C functions."""
+    return {
+        n.target.id: n.value
+        for n in _tree().body
+        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None
+        and ast.unparse(n.annotation) == "TypeAlias"
+    }  # fmt: skip
+
+
+def _callable(expr: ast.expr, aliases: dict[str, ast.expr], bound: list[str] | None = None) -> tuple[list[str], str]:
+    """Parameter and return types of a ``Callable`` annotation, its aliases expanded and a
+    ``Concatenate[..., _P]`` given the types ``bound`` to ``_P`` (``Alias[[int, float]]``)."""
+    if isinstance(expr, ast.Name) and expr.id in aliases:
+        return _callable(aliases[expr.id], aliases, bound)
+    assert isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name), ast.unparse(expr)
+    if expr.value.id in aliases:  # a family with its own tail of parameters
+        assert bound is None and isinstance(expr.slice, ast.List), ast.unparse(expr)
+        return _callable(aliases[expr.value.id], aliases, [ast.unparse(e) for e in expr.slice.elts])
+    assert expr.value.id == "Callable" and isinstance(expr.slice, ast.Tuple), ast.unparse(expr)
+    params, ret = expr.slice.elts
+    if isinstance(params, ast.List):
+        assert bound is None, ast.unparse(expr)
+        return [ast.unparse(e) for e in params.elts], ast.unparse(ret)
+    assert isinstance(params, ast.Subscript) and ast.unparse(params.value) == "Concatenate", ast.unparse(expr)
+    assert isinstance(params.slice, ast.Tuple) and bound is not None, ast.unparse(expr)
+    return [ast.unparse(e) for e in params.slice.elts[:-1]] + bound, ast.unparse(ret)
+
+
+def _signature(node: ast.AST, aliases: dict[str, ast.expr]) -> tuple[list[str], str]:
+    """Parameter and return types of one of ``_Lib``'s functions: a ``def`` taking its
+    parameters positionally only, or an attribute typed by a ``Callable`` (alias)."""
+    if isinstance(node, ast.AnnAssign):
+        return _callable(node.annotation, aliases)
+    assert isinstance(node, ast.FunctionDef) and node.returns is not None
+    assert not node.args.args and not node.args.kwonlyargs, node.name
+    args = node.args.posonlyargs[1:]  # after self
+    return [ast.unparse(a.annotation) for a in args if a.annotation], ast.unparse(node.returns)
 
 
 def test_stub_lists_every_function_and_constant() -> None:
@@ -69,14 +112,10 @@ def test_stub_signatures_match_the_declarations() -> None:
     """Each function takes its C parameters in order (positional only) with matching types."""
     funcs, _ = _cdefs()
     assert funcs, "no functions read from native/*.cdef"
-    stub = _stub()
+    stub, aliases = _stub(), _aliases()
+    assert aliases, "no families of functions read from the stub"
     for name, (ret, params) in funcs.items():
-        node = stub[name]
-        assert isinstance(node, ast.FunctionDef)
-        args = node.args.posonlyargs[1:]  # after self
-        assert not node.args.args and not node.args.kwonlyargs, name
-        assert [ast.unparse(a.annotation) for a in args if a.annotation] == [_py(t) for t in params], name
-        assert node.returns is not None and ast.unparse(node.returns) == _py(ret), name
+        assert _signature(stub[name], aliases) == ([_py(t) for t in params], _py(ret)), name
 
 
 def test_stub_constants_exist_in_the_built_module() -> None:
