@@ -4,28 +4,22 @@ frames from stdin, all through one player (:class:`fbgfx.video.Player`)."""
 from __future__ import annotations
 
 import argparse
-import contextlib
-import dataclasses
 import io
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PIL import Image
 
-from ..errors import UnsupportedFormatError
 from ..screen import Screen
 from ._args import add_fit, add_rotate, parse_size, seconds
+from ._box import in_layer, on_screen, parse_box
 from ._clock import now
 from ._command import CliError, Command, Context
 from ._device import open_device, saved_screen, screen_size
 from ._pictures import image_format, read_fifo, reading
 from ._playback import Status
-
-if TYPE_CHECKING:
-    from ..device import Framebuffer
 
 __all__ = ["COMMAND", "play_on"]
 
@@ -81,9 +75,9 @@ def run(args: argparse.Namespace, context: Context) -> int:
     options = video.PlayOptions(fps=fps, **{name: getattr(args, name) for name in names})
     try:
         with open_device(args) as fb:
-            box = None if args.box is None else _parse_box(args.box, *screen_size(fb, args.rotate))
+            box = None if args.box is None else parse_box(args.box, *screen_size(fb, args.rotate))
             with saved_screen(fb, args.out, context, args.rotate) as screen:
-                where = _on_screen(video, screen) if box is None else _in_layer(video, fb, screen, box)
+                where = on_screen(video, screen) if box is None else in_layer(video, fb, screen, box)
                 with where as make_player:
                     player = make_player(sources, options)
                     play_on(player.screen, player, Status(context, args.stats), args.verbose)
@@ -101,70 +95,6 @@ def play_on(screen: Screen, player: Any, status: Status, verbose: bool) -> None:
         player.run(progress=status.frame, opened=_tell_decoder if verbose else None)
     finally:
         status.finish()
-
-
-def _parse_box(text: str, width: int, height: int) -> tuple[int, int, int, int]:
-    """``--box X0,Y0,X1,Y1``: four integers, a non-empty rectangle inside the screen.
-
-    Raises:
-        CliError: Not four integers, empty, or not inside the ``width`` x ``height`` screen.
-    """
-    try:
-        x0, y0, x1, y1 = (int(v) for v in text.split(","))
-    except ValueError:
-        raise CliError(f"--box must be X0,Y0,X1,Y1 (four integers, X1 and Y1 exclusive), not {text!r}") from None
-    if x0 >= x1 or y0 >= y1:
-        raise CliError(f"--box {text} is empty (X1 and Y1 are exclusive and must be larger than X0 and Y0)")
-    if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
-        raise CliError(f"--box {text} is not inside the {width}x{height} screen")
-    return x0, y0, x1, y1
-
-
-@contextlib.contextmanager
-def _on_screen(video: Any, screen: Screen) -> Iterator[Callable[[Any, Any], Any]]:
-    """The play on the whole screen: yields ``make(sources, options)`` -> its Player."""
-    yield lambda sources, options: video.Player(screen, sources, options)
-
-
-@contextlib.contextmanager
-def _in_layer(
-    video: Any, fb: Framebuffer, screen: Screen, box: tuple[int, int, int, int]
-) -> Iterator[Callable[[Any, Any], Any]]:
-    """Where ``--box`` plays, as ``make(sources, options)`` -> its Player: in a layer at
-    ``box`` (the whole of it), or in the Screen's ``box`` on a display that takes no
-    layers; one line on stderr says which (on a plane, or composed by fbgfx and why).
-
-    When the play ends the last frame goes into the Screen and the layer closes: the
-    picture stays as a play without ``--box`` leaves it, and ``--out`` holds it.
-    """
-    try:
-        layer = fb.layer(box)
-    except UnsupportedFormatError as e:  # a palette or gray display: no layers, the Screen's box
-        _tell_where(f"video composed by fbgfx ({e})")
-        yield lambda sources, options: video.Player(screen, sources, dataclasses.replace(options, box=box))
-        return
-    with layer:
-        if layer.hardware:
-            kind = next((p.type for p in fb.planes if p.id == layer.plane_id), "overlay")
-            _tell_where(f"video on plane {layer.plane_id} ({kind})")
-        else:
-            _tell_where(f"video composed by fbgfx ({_why(layer.reason)})")
-        try:
-            yield layer.player
-        finally:
-            if not layer.closed:
-                with screen.frame() as s:
-                    s.blit(layer.surface.to_image(), box[:2])
-
-
-def _why(reason: str) -> str:
-    """``layer.reason`` without its "composed by fbgfx" (the line says it)."""
-    reason = reason.removeprefix("composed by fbgfx: ")
-    return reason.removesuffix(": composed by fbgfx")
-
-
-def _tell_where(text: str) -> None:
-    print(f"fbgfx: play: {text}", file=sys.stderr, flush=True)
 
 
 def _check(args: argparse.Namespace) -> None:
