@@ -22,20 +22,41 @@ except ImportError as e:  # pragma: no cover - only on a broken install
         "`pip install -e .`), which compiles it; it needs gcc and linux-libc-dev"
     ) from e
 
-__all__ = ["check", "check_value", "detach", "fast_ellipse", "fast_line", "fast_rect", "ffi", "lib"]
+__all__ = [
+    "check",
+    "check_value",
+    "detach",
+    "fast_ellipse",
+    "fast_line",
+    "fast_rect",
+    "fast_smooth_circle",
+    "fast_smooth_line",
+    "fast_smooth_polygon",
+    "ffi",
+    "lib",
+]
 
 # Surface's one-call drawing fast paths as plain CPython functions (native/fastcall.c):
 # a cffi call costs more than a short line. Each returns a negative number for anything
 # it does not read exactly, and the caller takes its general path.
 if lib.fastcall_install() == 0:
-    from ._native import fast_ellipse, fast_line, fast_rect
+    from ._native import fast_ellipse, fast_line, fast_rect, fast_smooth_circle, fast_smooth_line, fast_smooth_polygon
 else:  # pragma: no cover - PyPy, where cffi's own calls are cheap
 
     def fast_line(t: int, xy: Any, fill: Any, cache: Any, /) -> int:  # noqa: ARG001 - the C signature
         """Always a miss: the caller takes its cffi path."""
         return -1
 
+    def fast_smooth_line(t: int, f: int, xy: Any, fill: Any, width: Any, /) -> int:  # noqa: ARG001 - the C signature
+        """Always a miss: the caller takes its cffi path."""
+        return -1
+
+    def fast_smooth_circle(t: int, f: int, xy: Any, fill: Any, radius: Any, width: Any, /) -> int:  # noqa: ARG001 - the C signature
+        """Always a miss: the caller takes its cffi path."""
+        return -1
+
     fast_rect = fast_ellipse = fast_line
+    fast_smooth_polygon = fast_smooth_line
 
 
 def check(rc: int, doing: str, path: str | None = None) -> int:

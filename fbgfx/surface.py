@@ -30,7 +30,17 @@ from ._draw.geometry import box as box_of
 from ._draw.images import ImageDrawing
 from ._draw.target import Kernel, Rect
 from ._draw.text import TextDrawing
-from ._ffi import check_value, fast_ellipse, fast_line, fast_rect, ffi, lib
+from ._ffi import (
+    check_value,
+    fast_ellipse,
+    fast_line,
+    fast_rect,
+    fast_smooth_circle,
+    fast_smooth_line,
+    fast_smooth_polygon,
+    ffi,
+    lib,
+)
 from .color import BLEND, OPAQUE, SKIP, ColorLike, Ink, Packer, whole_channels
 from .pixelformat import PixelFormat, default_palette
 
@@ -304,6 +314,8 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         # convert.blend_mask's per-call checks and colour packing (direct and gray formats
         # of whole bytes; palettes keep convert.blend_mask's exact nearest-entry search).
         self._mask_spec = convert.native_spec(fmt, None, 0) if fmt.bpp >= 8 and not fmt.indexed else None
+        # its address for the fast_smooth_* calls (0: they leave such a surface to the general path)
+        self._fa = 0 if self._mask_spec is None else int(ffi.cast("uintptr_t", self._mask_spec.c))
         self._clip: Rect | None = None
         self._cbox: Rect = (0, 0, 0, 0)
         self.reset_clip()
@@ -614,6 +626,8 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
                 centres, with butt ends and, with ``joint="curve"``, round joints.
         """
         if antialias:
+            if self._quiet and fast_smooth_line(self._ta, self._fa, xy, fill, width) >= 0:
+                return
             w = smooth.width(width, "line")
             if w > 0:
                 self._smooth_run(self._ink(_WHITE if fill is None else fill), smooth.line(xy, w, joint))
@@ -844,6 +858,8 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         """Draw a circle given its centre and radius (``ImageDraw.circle``); with
         ``antialias=True`` smoothly: the circle of that radius around (x + 0.5, y + 0.5)."""
         if antialias:
+            if outline is None and self._quiet and fast_smooth_circle(self._ta, self._fa, xy, fill, radius, width) >= 0:
+                return None
             return self._smooth_shape(fill, outline, width, lambda w: smooth.circle(xy, radius, w))
         x, y = xy
         if not math.isfinite(radius):
@@ -926,6 +942,13 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         Raises:
             TypeError: Fewer than two points.
         """
+        if (
+            antialias
+            and outline is None
+            and self._quiet
+            and fast_smooth_polygon(self._ta, self._fa, xy, fill, width) >= 0
+        ):
+            return
         f = flat(xy, "polygon")
         n = len(f) // 2
         if n < 2:

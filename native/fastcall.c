@@ -1,5 +1,6 @@
-/* fastcall.c: Surface.line, rectangle and ellipse's one-call fast paths as plain CPython
- * functions, added to fbgfx._native by fastcall_install().
+/* fastcall.c: Surface.line, rectangle and ellipse's one-call fast paths (and line, circle
+ * and polygon's with antialias=True) as plain CPython functions, added to fbgfx._native
+ * by fastcall_install().
  *
  * A cffi call costs more than drawing a short line: it builds a tuple of the arguments,
  * converts each through cffi's tables, saves errno and lets the GIL go and takes it back.
@@ -10,8 +11,10 @@
  * more than they do); shapes of many pixels let it go as the cffi calls do. */
 #include <Python.h>
 
+#include "color.h"
 #include "draw.h"
 #include "fastcall.h"
+#include "smooth.h"
 
 #if !defined(PYPY_VERSION)
 
@@ -156,10 +159,161 @@ static PyObject *fast_ellipse(PyObject *self, PyObject *const *args, Py_ssize_t 
     return fast_draw(args, n, draw_ellipse_rgb, draw_ellipse_c, 1);
 }
 
+/* -- antialias=True: one shape of an opaque (r, g, b) tuple's colour ------------------ */
+
+/* A fill that is a tuple of three ints 0..255, packed as Packer packs it; -1 for any
+ * other (the general path takes those: names, alpha, caches). */
+static int fast_rgb(PyObject *fill, const draw_target *t, int *rgb, uint32_t *exact)
+{
+    if (!PyTuple_CheckExact(fill) || PyTuple_Size(fill) != 3 || t->ink == NULL)
+        return -1;
+    for (Py_ssize_t i = 0; i < 3; i++)
+        if (fast_channel(PyTuple_GetItem(fill, i), &rgb[i]) < 0 || rgb[i] > 255)
+            return -1;
+    return color_pack_into(t->ink, rgb[0], rgb[1], rgb[2], exact);
+}
+
+/* A width or radius as smooth.width reads it: a plain int or float, finite, >= 0. */
+static int fast_size(PyObject *o, double *out)
+{
+    return fast_number(o, out) == 0 && isfinite(*out) && *out >= 0 ? 0 : -1;
+}
+
+/* Up to max / 2 points of a tuple or list in either of Pillow's forms (flat numbers or
+ * (x, y) pairs, mixed as geometry.flat takes them), finite, moved onto the pixel
+ * centres (+0.5) as fbgfx._draw.smooth does: how many numbers, or -1. */
+static Py_ssize_t fast_points(PyObject *xy, double *out, Py_ssize_t max)
+{
+    int tuple = PyTuple_CheckExact(xy);
+    if (!tuple && !PyList_CheckExact(xy))
+        return -1;
+    Py_ssize_t n = tuple ? PyTuple_Size(xy) : PyList_Size(xy), m = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *p = tuple ? PyTuple_GetItem(xy, i) : PyList_GetItem(xy, i);
+        int pt = PyTuple_CheckExact(p);
+        if (pt || PyList_CheckExact(p)) {
+            if ((pt ? PyTuple_Size(p) : PyList_Size(p)) != 2 || m + 2 > max)
+                return -1;
+            for (Py_ssize_t k = 0; k < 2; k++)
+                if (fast_number(pt ? PyTuple_GetItem(p, k) : PyList_GetItem(p, k), &out[m++]) < 0)
+                    return -1;
+        } else if (m + 1 > max || fast_number(p, &out[m++]) < 0) {
+            return -1;
+        }
+    }
+    if (m % 2)
+        return -1;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (!isfinite(out[i]))
+            return -1;
+        out[i] += 0.5;
+    }
+    return m;
+}
+
+/* The surface's draw_target and convert_format (0 when it blends through a mask). */
+static int fast_smooth_target(PyObject *ta, PyObject *fa, draw_target **t, const convert_format **f)
+{
+    *t = PyLong_AsVoidPtr(ta);
+    *f = PyLong_AsVoidPtr(fa);
+    if (*t == NULL || *f == NULL) {
+        PyErr_Clear();
+        return -1;
+    }
+    return 0;
+}
+
+/* Kernels of shapes of more pixels than this let the GIL go. */
+#define FAST_SMOOTH(call, pixels)                                                                            \
+    do {                                                                                                     \
+        int rc_;                                                                                             \
+        if ((pixels) > (double)FAST_GIL_PIXELS) {                                                            \
+            Py_BEGIN_ALLOW_THREADS;                                                                          \
+            rc_ = (call);                                                                                    \
+            Py_END_ALLOW_THREADS;                                                                            \
+        } else {                                                                                             \
+            rc_ = (call);                                                                                    \
+        }                                                                                                    \
+        return PyLong_FromLong(rc_);                                                                         \
+    } while (0)
+
+#define FAST_ROWS INT32_MIN, INT32_MAX
+
+/* args: target, format, xy, fill, width: Surface.line(xy, fill, width, antialias=True)
+ * for one segment. */
+static PyObject *fast_smooth_line(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+    (void)self;
+    draw_target *t;
+    const convert_format *f;
+    double w, c[4];
+    int rgb[3];
+    uint32_t exact;
+    if (n != 5 || fast_smooth_target(args[0], args[1], &t, &f) < 0 || fast_size(args[4], &w) < 0)
+        return PyLong_FromLong(FAST_MISS);
+    if (w == 0)
+        return PyLong_FromLong(0); /* draws nothing, whatever xy and fill are */
+    if (fast_points(args[2], c, 4) != 4 || fast_rgb(args[3], t, rgb, &exact) < 0)
+        return PyLong_FromLong(FAST_MISS);
+    double pixels = (fabs(c[2] - c[0]) + fabs(c[3] - c[1])) * (w + 2);
+    FAST_SMOOTH(smooth_line(t, f, NULL, rgb[0], rgb[1], rgb[2], 255, exact, NULL, FAST_ROWS, c[0], c[1], c[2],
+                            c[3], w),
+                pixels);
+}
+
+/* args: target, format, xy, fill, radius, width: Surface.circle(xy, radius, fill,
+ * width=width, antialias=True) with no outline. */
+static PyObject *fast_smooth_circle(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+    (void)self;
+    draw_target *t;
+    const convert_format *f;
+    double r, w, c[2];
+    int rgb[3];
+    uint32_t exact;
+    if (n != 6 || fast_smooth_target(args[0], args[1], &t, &f) < 0 || fast_size(args[4], &r) < 0 ||
+        fast_size(args[5], &w) < 0 || fast_points(args[2], c, 2) != 2 ||
+        fast_rgb(args[3], t, rgb, &exact) < 0)
+        return PyLong_FromLong(FAST_MISS);
+    FAST_SMOOTH(smooth_ellipse(t, f, NULL, rgb[0], rgb[1], rgb[2], 255, exact, NULL, FAST_ROWS, c[0], c[1], r,
+                               r, 0.0, 360.0, 0, 0.0),
+                4 * r * r);
+}
+
+enum { FAST_POLYGON_POINTS = 256 };
+
+/* args: target, format, xy, fill, width: Surface.polygon(xy, fill, width=width,
+ * antialias=True) with no outline, of 3 to FAST_POLYGON_POINTS points. */
+static PyObject *fast_smooth_polygon(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+    (void)self;
+    draw_target *t;
+    const convert_format *f;
+    double w, xy[2 * FAST_POLYGON_POINTS];
+    int rgb[3];
+    uint32_t exact;
+    if (n != 5 || fast_smooth_target(args[0], args[1], &t, &f) < 0 || fast_size(args[4], &w) < 0)
+        return PyLong_FromLong(FAST_MISS);
+    Py_ssize_t m = fast_points(args[2], xy, 2 * FAST_POLYGON_POINTS);
+    if (m < 6 || fast_rgb(args[3], t, rgb, &exact) < 0)
+        return PyLong_FromLong(FAST_MISS);
+    double lo[2] = {xy[0], xy[1]}, hi[2] = {xy[0], xy[1]};
+    for (Py_ssize_t i = 2; i < m; i++) {
+        lo[i & 1] = xy[i] < lo[i & 1] ? xy[i] : lo[i & 1];
+        hi[i & 1] = xy[i] > hi[i & 1] ? xy[i] : hi[i & 1];
+    }
+    FAST_SMOOTH(
+        smooth_polygon(t, f, NULL, rgb[0], rgb[1], rgb[2], 255, exact, NULL, FAST_ROWS, xy, m / 2, 0.0),
+        (hi[0] - lo[0]) * (hi[1] - lo[1]));
+}
+
 static PyMethodDef fast_methods[] = {
     {"fast_line", (PyCFunction)(void (*)(void))fast_line, METH_FASTCALL, NULL},
     {"fast_rect", (PyCFunction)(void (*)(void))fast_rect, METH_FASTCALL, NULL},
     {"fast_ellipse", (PyCFunction)(void (*)(void))fast_ellipse, METH_FASTCALL, NULL},
+    {"fast_smooth_line", (PyCFunction)(void (*)(void))fast_smooth_line, METH_FASTCALL, NULL},
+    {"fast_smooth_circle", (PyCFunction)(void (*)(void))fast_smooth_circle, METH_FASTCALL, NULL},
+    {"fast_smooth_polygon", (PyCFunction)(void (*)(void))fast_smooth_polygon, METH_FASTCALL, NULL},
     {NULL, NULL, 0, NULL},
 };
 

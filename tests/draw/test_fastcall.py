@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from fbgfx import Surface
-from fbgfx._ffi import fast_line, fast_rect
+from fbgfx._ffi import fast_line, fast_rect, fast_smooth_circle, fast_smooth_line, fast_smooth_polygon
 
 COLOURS: list[Any] = [
     (10, 200, 30),
@@ -107,3 +107,66 @@ def test_big_rectangles_from_threads() -> None:
         t.join()
     for i, s in enumerate(surfaces):
         assert (s.to_image().getpixel((150, 100))[0] >> 3) == (i * 40) >> 3
+
+
+SMOOTH_CALLS: list[tuple[str, Any, dict[str, Any]]] = [
+    ("line", (3, 4, 40, 30), {"width": 2.5}),
+    ("line", [3.25, 4, 40, 30.5], {"width": 1}),
+    ("line", ((3, 4), (40, 30)), {"width": 3}),
+    ("line", (3, 4, 40, 30), {"width": 0}),
+    ("line", (3, 4, 40, 30), {"width": True}),
+    ("line", (3, 4, 40, 30), {"width": -1}),
+    ("line", (3, 4, 40, 30), {"width": float("nan")}),
+    ("line", (3, 4, float("inf"), 30), {"width": 2}),
+    ("line", (-10, -20, 500, 400), {"width": 1.5}),
+    ("line", (3, 4, 40, 30, 50, 5), {"width": 2}),
+    ("line", (np.int64(5), 6, 7, 8), {"width": 2}),
+    ("circle", (20, 20), {"radius": 12.5}),
+    ("circle", [20.5, 19], {"radius": 0}),
+    ("circle", (20, 20, 5), {"radius": 3}),
+    ("circle", (20, 20), {"radius": -1}),
+    ("circle", (20, 20), {"radius": 5, "width": -1}),
+    ("circle", (20, 20), {"radius": 5, "outline": (1, 2, 3)}),
+    ("circle", (1 << 70, 20), {"radius": 5}),
+    ("polygon", [(3, 4), (40, 8), (20, 40)], {}),
+    ("polygon", [3, 4, 40, 8.5, 20, 40, 5, 30], {}),
+    ("polygon", [(3, 4), [40, 8], 20, 40], {}),
+    ("polygon", [(3, 4), (40, 8)], {}),
+    ("polygon", [(3, 4)], {}),
+    ("polygon", [(3, 4), (40, 8), (20,)], {}),
+    ("polygon", [(3, 4), (40, 8), (20, float("nan"))], {}),
+    ("polygon", [(3, 4), (40, 8), (20, 40)], {"width": "2"}),
+    ("polygon", [(3, 4), (40, 8), (20, 40)], {"outline": (9, 9, 9), "width": 2}),
+    ("polygon", [(x % 50, (x * 7) % 40) for x in range(300)], {}),
+    ("polygon", np.array([(3, 4), (40, 8), (20, 40)]), {}),
+]
+
+
+@pytest.mark.parametrize("fmt", ["RGB565", "XRGB8888", "ARGB8888", "RGB888", "C8"])
+def test_smooth_fast_paths_draw_as_the_general_path(fmt: str) -> None:
+    """antialias=True: every shape form, width and colour gives the same pixels (or the
+    same error) on a quiet surface (native/fastcall.c) as on a listened-to one."""
+    drawn = 0
+    for colour in COLOURS:
+        for method, xy, opts in SMOOTH_CALLS:
+            if fmt == "C8" and isinstance(colour, int) and colour > 255:
+                continue
+            fast, general, e1, e2 = _both(fmt, lambda s: getattr(s, method)(xy, fill=colour, antialias=True, **opts))
+            assert e1 == e2, (method, xy, opts, colour)
+            assert np.array_equal(fast, general), (method, xy, opts, colour)
+            drawn += bool(fast.any())
+    assert drawn > len(COLOURS) * 5
+
+
+def test_smooth_fast_calls_miss_without_drawing() -> None:
+    """The fast_smooth_* functions return a negative number and draw nothing for what
+    they do not read, and draw an (r, g, b) tuple's shape."""
+    s = Surface(16, 16, "XRGB8888")
+    for xy, fill in (((1, 1, 5), (1, 2, 3)), ((1, 1, 5, 5), [1, 2, 3]), ((1, 1, 5, 5), "red")):
+        assert fast_smooth_line(s._ta, s._fa, xy, fill, 2) < 0
+        assert fast_smooth_polygon(s._ta, s._fa, xy, fill, 0) < 0
+        assert fast_smooth_circle(s._ta, s._fa, xy, fill, 3, 0) < 0
+    assert fast_smooth_circle(s._ta, 0, (5, 5), (1, 2, 3), 3, 0) < 0  # no format: a mask's path
+    assert not s.array.any()
+    assert fast_smooth_circle(s._ta, s._fa, (5, 5), (1, 2, 3), 3, 0) == 0
+    assert s.array[5, 5] == 0x010203
