@@ -12,7 +12,7 @@ the destination. A still source costs one comparison a frame.
 The mirror follows the source: a new mode or format (all redrawn), a flip to another
 buffer (the next look reads it), a source that shows nothing or went away (the last
 picture stays; the source is looked for again). A ``drm:`` destination whose monitor
-comes back at another size gets a new Screen and the whole picture.
+comes back gets the whole picture again (on a new Screen when at another size).
 """
 
 from __future__ import annotations
@@ -300,7 +300,10 @@ class Mirror:
         screen.flip()
 
     def _follow_dest(self) -> None:
-        """A ``drm:`` destination back at another size: a new Screen, all shown again."""
+        """A ``drm:`` destination's monitor back: the whole picture shown again (the
+        mode set that lit it may have lost what the buffer held: qemu's bochs clears
+        its memory, a panel's own memory forgets while it is off); back at another
+        size, on a new Screen."""
         events = self.dest.display_events(0)
         if any(e.kind == "resized" for e in events):
             old, self._screen = self._screen, None
@@ -308,6 +311,8 @@ class Mirror:
                 old.close()
             self._screen = self.dest.screen(buffering="copy", rotate=self.rotate)
             self._key = None  # the next look lays out and shows everything
+        elif any(e.kind == "connected" for e in events):
+            self._key = None  # the same layout: everything drawn and written again
 
     # -- running --------------------------------------------------------------------------------
 

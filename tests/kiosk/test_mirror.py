@@ -191,6 +191,27 @@ def test_mirror_follows_mode_change_exit_and_return(tmp_path, open_virtual):
         assert dest.snapshot().getpixel((160, 120)) == (0, 255, 0)
 
 
+def test_dest_monitor_back_gets_the_whole_picture_again(tmp_path, open_virtual, monkeypatch):
+    """A ``"connected"`` event (a drm: monitor back at the same size) redraws everything:
+    the mode set that lit it may have lost the buffer's pixels (qemu's bochs clears them)."""
+    from fbgfx.display_events import DisplayEvent
+
+    spec = f"virtual:64x48:XRGB8888:file={tmp_path / 'src.raw'}"
+    src = open_virtual(spec)
+    _draw(src, "navy")
+    dest = open_virtual("64x48:XRGB8888")
+    events: list[DisplayEvent] = []
+    monkeypatch.setattr(dest, "display_events", lambda timeout=0: [events.pop() for _ in list(events)])
+    with Mirror(spec, dest) as m:
+        assert m.step() and not m.step()
+        dest.pixels[...] = 0  # lost while the monitor was away
+        assert not m.step()  # nothing changed in the source, nothing said: nothing written
+        events.append(DisplayEvent("connected", "Virtual-1", True, (64, 48), "64x48@60"))
+        assert m.step()
+        assert not m.step()
+    assert np.array_equal(np.asarray(dest.snapshot()), np.asarray(src.snapshot()))
+
+
 @pytest.mark.parametrize(
     ("fit", "rotate", "probe", "want"),
     [
