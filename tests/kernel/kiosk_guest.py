@@ -174,6 +174,17 @@ def _backlight(root: Path) -> Path:
     return folder
 
 
+def _level(path: Path) -> int:
+    """A number in the fake sysfs: fbgfx idle writes it by truncating the file and writing,
+    so a read between the two finds it empty: read again once the write is done."""
+    for _ in range(1000):
+        text = path.read_text().strip()
+        if text:
+            return int(text)
+        time.sleep(0.01)
+    raise RuntimeError(f"{path} stayed empty")
+
+
 def _wait(predicate: Any, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -332,7 +343,7 @@ def _idle_fbdev() -> dict[str, Any]:
     out: dict[str, Any] = {"tablet": tablet, "keyboard": kbd.path}
     with tempfile.TemporaryDirectory() as tmp:
         bl = _backlight(Path(tmp))
-        level = lambda name: int((bl / name).read_text())  # noqa: E731
+        level = lambda name: _level(bl / name)  # noqa: E731
         log = Path(tmp) / "idle-stderr.txt"
         args = ["idle", "-d", "/dev/fb0", "--touch", tablet, "--dim-after", "3", "--off-after", "6"]
         pid = _fork_cli(args, {"FBGFX_SYSFS": tmp}, log)
@@ -356,13 +367,20 @@ def _idle_fbdev() -> dict[str, Any]:
             out["dark_after_key"] = {"bl_power": level("bl_power"), "states": _states(log)}
             _drain(second)
             LINK.ask(do="tap", x=TAP[0], y=TAP[1])
-            out["woke"] = _wait(lambda: level("bl_power") == 0, 30)
+            # woken: said in the log (a record, not a window of the backlight's file)
+            out["woke"] = _wait(lambda: _states(log)[2:3] == ["lit"], 60)
             out["woke_level"] = level("brightness")
-            time.sleep(0.3)
-            out["second_reader_while_dark"] = _drain(second)  # the waking tap: swallowed
-            LINK.ask(do="tap", x=TAP[0], y=TAP[1])  # lit (for 6 s): this one reaches everybody
-            time.sleep(0.5)
-            out["second_reader_while_lit"] = _drain(second)
+            out["states_at_woke_level"] = _states(log)  # no "dim" after "lit" yet: level read while lit
+            # the waking tap, pressed and released while grabbed: it never reached this reader
+            out["second_reader_while_dark"] = _drain(second)
+            # Lit, the grab is let go once the Idle read the release: a tap after that reaches
+            # everybody. Tapped until one does (each tap keeps it lit), never a timed wait.
+            got = taps = 0
+            while not got and taps < 10:
+                LINK.ask(do="tap", x=TAP[0], y=TAP[1])
+                taps += 1
+                got = _drain(second)
+            out["second_reader_while_lit"], out["taps_while_lit"] = got, taps
             out["lit"] = _shown_when("idle-lit", True)
             out["lit_active"] = _crtc_active()
             out["dark_again"] = _wait(lambda: level("bl_power") == 4, 60)
@@ -390,7 +408,7 @@ def _idle_any_input() -> dict[str, Any]:
     out: dict[str, Any] = {"keyboard": kbd.path}
     with tempfile.TemporaryDirectory() as tmp:
         bl = _backlight(Path(tmp))
-        level = lambda name: int((bl / name).read_text())  # noqa: E731
+        level = lambda name: _level(bl / name)  # noqa: E731
         log = Path(tmp) / "idle-stderr.txt"
         keys = os.open(kbd.path, os.O_RDONLY | os.O_NONBLOCK)
         pid = 0
