@@ -498,7 +498,28 @@ static inline void smooth_row_edge(float *cover, float *area, int cx0, int cx1, 
  * the one above ended, and the same inputs give the same values without the square root. */
 typedef struct {
     double y, u, w, t;
+    /* u and half-width at each whole row y0 + i, i < n, worked out in one loop before the
+     * rows: its divisions and square roots overlap, where each row would wait for its own */
+    const double *tu, *tw;
+    double y0;
+    ptrdiff_t n;
 } smooth_ellipse_memo;
+
+enum { SMOOTH_ELLIPSE_TABLE = 512 };
+
+/* Fill the memo's table for rows' tops y0 .. y0 + n - 1 (n <= SMOOTH_ELLIPSE_TABLE). */
+static inline __attribute__((always_inline)) void smooth_ellipse_table(smooth_ellipse_memo *memo, double *tu,
+                                                                       double *tw, int y0, ptrdiff_t n,
+                                                                       double cy, double rx, double ry)
+{
+    for (ptrdiff_t i = 0; i < n; i++) {
+        double u = ((double)y0 + (double)i - cy) / ry;
+        u = u < -1 ? -1 : u > 1 ? 1 : u;
+        tu[i] = u;
+        tw[i] = rx * sqrt(1 - u * u);
+    }
+    memo->tu = tu, memo->tw = tw, memo->y0 = y0, memo->n = n;
+}
 
 static inline __attribute__((always_inline)) void
 smooth_ellipse_rows(float *cover, float *area, int cx0, int cx1, double cx, double cy, double rx, double ry,
@@ -524,9 +545,15 @@ smooth_ellipse_rows(float *cover, float *area, int cx0, int cx1, double cx, doub
             ua = ua < -1 ? -1 : ua > 1 ? 1 : ua;
             wa = rx * sqrt(1 - ua * ua);
         }
-        double ub = (yb - cy) / ry;
-        ub = ub < -1 ? -1 : ub > 1 ? 1 : ub;
-        double wb = rx * sqrt(1 - ub * ub);
+        double ub, wb, fi = yb - memo->y0;
+        ptrdiff_t i = fi >= 0 && fi < (double)memo->n ? (ptrdiff_t)fi : -1;
+        if (i >= 0 && (double)i == fi) {
+            ub = memo->tu[i], wb = memo->tw[i];
+        } else {
+            ub = (yb - cy) / ry;
+            ub = ub < -1 ? -1 : ub > 1 ? 1 : ub;
+            wb = rx * sqrt(1 - ub * ub);
+        }
         double len2 = ((wb - wa) * (wb - wa) + (yb - ya) * (yb - ya)) * (per_len * per_len);
         /* one piece when short enough (no square root); NaN or infinite for a degenerate
          * ellipse: one piece too */
@@ -537,11 +564,19 @@ smooth_ellipse_rows(float *cover, float *area, int cx0, int cx1, double cx, doub
         double ta = k > 1 ? (isnan(ta_memo) ? asin(ua) : ta_memo) : 0, tb = k > 1 ? asin(ub) : 0;
         double px = wa, py = ya;
         memo->y = yb, memo->u = ub, memo->w = wb, memo->t = k > 1 ? tb : NAN;
+        /* the points between, at equal angles: (cos, sin) of the next one turned from
+         * this one's by the step's angle (one sine and cosine a row, not one a point) */
+        double cs = k > 1 ? sqrt(1 - ua * ua) : 0, sn = ua, cd = 1, sd = 0;
+        if (k > 1) {
+            double d = (tb - ta) / k;
+            cd = cos(d), sd = sin(d);
+        }
         for (int j = 1; j <= k; j++) {
             double qx = wb, qy = yb;
             if (j < k) {
-                double th = ta + (tb - ta) * j / k;
-                qx = rx * cos(th), qy = cy + ry * sin(th);
+                double c2 = cs * cd - sn * sd;
+                sn = sn * cd + cs * sd, cs = c2;
+                qx = rx * cs, qy = cy + ry * sn;
             }
             if (rev) { /* left side down, right side up */
                 smooth_row_edge(cover, area, cx0, cx1, cx - px, py, cx - qx, qy, llo, lhi);
@@ -584,7 +619,10 @@ FBGFX_HOT int smooth_fill_ellipse(smooth_paint *p, double cx, double cy, double 
         smooth_zero_cells(cover, area, cx0, cx1, cx - rx < cx0 ? cx0 : cx - rx,
                           cx + rx > cx1 ? cx1 : cx + rx);
     const smooth_ink ink = p->ink;
-    smooth_ellipse_memo outer = {NAN, 0, 0, NAN}, hole = {NAN, 0, 0, NAN};
+    smooth_ellipse_memo outer = {NAN, 0, 0, NAN, NULL, NULL, 0, 0}, hole = {NAN, 0, 0, NAN, NULL, NULL, 0, 0};
+    double table[2 * SMOOTH_ELLIPSE_TABLE];
+    if (r1 - r0 <= SMOOTH_ELLIPSE_TABLE)
+        smooth_ellipse_table(&outer, table, table + SMOOTH_ELLIPSE_TABLE, r0, r1 - r0, cy, rx, ry);
     for (int y = r0; y < r1; y++) {
         int32_t ranges[8];
         ptrdiff_t nranges = 0;
