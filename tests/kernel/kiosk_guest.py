@@ -444,6 +444,105 @@ def _idle_any_input() -> dict[str, Any]:
 _stop(HOLDER)  # the drm: display takes the card over
 
 
+def _drm_program(says: int, hears: int) -> None:
+    """A forked child (never returns): another program on drm:card0, its DRM master. It
+    shows a picture at bochs' mode, then sets 640x480 and shows another, then exits
+    (fbgfx puts the CRTC back on the console's framebuffer); it says "1" and "2" on
+    ``says`` and waits for a byte on ``hears`` after each."""
+    code = 1
+    try:
+        with fbgfx.open("drm:card0") as fb:
+            with fb.screen(buffering="copy") as screen, screen.frame() as s:
+                s.clear("navy")
+                s.rectangle((440, 300, 839, 499), fill="orange")
+                s.rectangle((0, 700, 1279, 739), fill="white")
+            os.write(says, b"1")
+            os.read(hears, 1)
+            fb.set_mode(width=640, height=480)
+            with fb.screen(buffering="copy") as screen, screen.frame() as s:
+                s.clear("maroon")
+                s.rectangle((100, 60, 299, 259), fill="lime")
+            os.write(says, b"2")
+            os.read(hears, 1)
+        code = 0
+    except BaseException:  # reported on stderr, then the child ends
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _vfb_follows(m: Mirror, name: str, limit: float = 120) -> dict[str, Any]:
+    """Looks until vfb (320x240, read from the device) holds qemu's screendump of bochs
+    averaged in whole blocks and letterboxed, or ``limit`` seconds passed."""
+    deadline = time.monotonic() + limit
+    tries = 0
+    while True:
+        m.step()
+        tries += 1
+        shot = LINK.screendump(f"{name}-{tries}").astype(np.float64)
+        dst = _read_fb("/dev/fb1").astype(np.int32)
+        height, width = shot.shape[:2]
+        f = width // 320
+        out_h = height // f
+        top = (240 - out_h) // 2
+        ref = shot[: out_h * f].reshape(out_h, f, 320, f, 3).mean(axis=(1, 3))
+        err = np.abs(dst[top : top + out_h] - ref).max(axis=-1)
+        box = np.ones(240, bool)
+        box[top : top + out_h] = False
+        result = {
+            "source": [width, height],
+            "diff": float(err.max()),
+            "off": float((err > 9).mean()),  # the part more than RGB565's rounding off
+            "letterbox": int(dst[box].max()) if box.any() else 0,
+            "distinct": int(len(np.unique(dst.reshape(-1, 3), axis=0))),
+            "tries": tries,
+        }
+        if (result["off"] == 0 and result["letterbox"] == 0) or time.monotonic() > deadline:
+            return result
+
+
+@LINK.step("mirror_drm_follows")
+def _mirror_drm_follows() -> dict[str, Any]:
+    """A mirror of drm:card0 onto vfb while another process (forked: fbgfx, as DRM master)
+    shows a picture, sets another mode and shows another, then exits: each is followed
+    (the CRTC's framebuffer and mode asked for again at every look)."""
+    subprocess.run(["fbset", "-fb", "/dev/fb1", "-g", "320", "240", "320", "240", "16"], check=True)
+    child_says, says = os.pipe()
+    hears, parent_says = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(child_says)
+        os.close(parent_says)
+        _drm_program(says, hears)
+    os.close(says)
+    os.close(hears)
+    out: dict[str, Any] = {}
+    try:
+        if os.read(child_says, 1) != b"1":
+            raise RuntimeError("the drm: program did not show its picture")
+        with fbgfx.open("/dev/fb1") as dest, Mirror("drm:card0", dest) as m:
+            out["first"] = _vfb_follows(m, "drm-first")
+            os.write(parent_says, b"n")
+            if os.read(child_says, 1) != b"2":
+                raise RuntimeError("the drm: program did not show its second picture")
+            out["mode_set"] = _vfb_follows(m, "drm-mode-set")
+            os.write(parent_says, b"x")
+            out["rc"] = _exit_status(pid, 120)
+            pid = 0
+            out["after_exit"] = _vfb_follows(m, "drm-after-exit")
+            out["stats"] = str(m.stats)
+    finally:
+        os.close(child_says)
+        os.close(parent_says)
+        if pid:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    return out
+
+
 def _picture(width: int, height: int, back: tuple[int, int, int], box: tuple[int, int, int, int]) -> np.ndarray:
     """RGB: ``back`` with an orange box and a white band, edges on even pixels (so that a
     2x2 average is exact)."""

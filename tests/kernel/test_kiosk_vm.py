@@ -15,6 +15,8 @@ its own. Its steps, checked here:
   leaves the backlight at its level and the picture shown;
 - ``fbgfx idle --any-input``: the keyboard is watched, its key wakes the dark screen
   and a second reader of the keyboard does not get it;
+- a mirror of ``drm:card0`` onto vfb while another process (DRM master) shows a
+  picture, sets another mode and shows another, then exits: each followed;
 - a mirror from vfb onto ``drm:card0`` looked at while vfb's programs (``fbset``,
   ``cat``) come and go: the picture of one that exited stays, the next one's new mode
   is followed, and bochs' monitor unplugged and back (its connector forced off and on)
@@ -113,6 +115,21 @@ def test_idle_any_input_a_key_wakes_and_is_swallowed(kiosk_vm):
     assert r["woke"] and r["states"][:3] == ["dim", "dark", "lit"], r
     assert r["rc"] == 0, r["stderr"]
     assert r["after_sigterm"] == {"bl_power": 0, "brightness": 200}, r
+
+
+def test_mirror_follows_a_drm_program_mode_set_and_exit(kiosk_vm):
+    """A mirror of drm:card0 onto vfb while another process, DRM master, shows a picture
+    at 1280x800, then sets 640x480 and shows another, then exits: vfb holds each of what
+    bochs' monitor showed (its screendump) averaged in blocks, letterboxed for 16:10 only,
+    and after the exit the console the kernel put back (a blinking cursor aside)."""
+    r = _step(kiosk_vm, "mirror_drm_follows")
+    first, mode_set, after = r["first"], r["mode_set"], r["after_exit"]
+    assert first["source"] == [1280, 800] and first["diff"] <= 9 and first["letterbox"] == 0, r
+    assert first["distinct"] >= 3, r  # navy, orange, white
+    assert mode_set["source"] == [640, 480] and mode_set["diff"] <= 9 and mode_set["letterbox"] == 0, r
+    assert mode_set["distinct"] >= 2, r  # maroon, lime
+    assert r["rc"] == 0, r
+    assert after["source"] == [1280, 800] and after["off"] <= 0.002 and after["letterbox"] == 0, r
 
 
 def test_mirror_follows_its_source_and_dest_replug(kiosk_vm):
