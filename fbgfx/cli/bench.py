@@ -4,8 +4,10 @@ Each scene draws frames on a Screen of the display for a few seconds, with colou
 positions and text that change every frame (no cache serves a figure), and reports
 frames per second, the time to draw a frame (render), the time to bring it to the
 display (flush: the flip or present), and the CPU the process used meanwhile. The
-header names the display, its format and buffering, and the machine; ``--json`` gives
-the same for programs.
+header names the display, its format and buffering, and the machine, with a memcpy of
+one frame of the display and the load average measured in the same run (flush times
+read best against the memcpy: memory speed differs a lot between machines); ``--json``
+gives the same for programs.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 import math
 import os
 import platform
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -199,6 +202,19 @@ def _machine() -> str:
     return f"{model or platform.processor() or 'unknown CPU'} ({platform.machine()}, {os.cpu_count()} CPUs)"
 
 
+def memcpy_ms(fb: fbgfx.Framebuffer, repeats: int = 21) -> float:
+    """Median time (ms) of a memcpy of one frame of ``fb``'s size and format."""
+    src = np.ones(fb.format.array_shape(fb.height, fb.width), fb.format.dtype)
+    dst = np.empty_like(src)
+    np.copyto(dst, src)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        np.copyto(dst, src)
+        times.append(time.perf_counter() - t0)
+    return 1000 * statistics.median(times)
+
+
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scenes", metavar="A,B", help=f"the scenes to run, comma-separated (default all: {', '.join(SCENES)})"
@@ -232,18 +248,21 @@ def run(args: argparse.Namespace, context: Context) -> int:
     with fb:
         display = f"{fb.path} {fb.width}x{fb.height} {fb.format.name}"
         results = [run_scene(fb, scene, args.seconds) for scene in scenes]
+        copy = memcpy_ms(fb)
     machine = _machine()
+    load = os.getloadavg()[0]
     mean_fps = math.exp(sum(math.log(max(r["fps"], 1e-9)) for r in results) / len(results))
     if args.json:
-        json.dump({"display": display, "machine": machine, "scenes": results, "mean_fps": mean_fps}, sys.stdout)
+        out = {"display": display, "machine": machine, "memcpy_ms": copy, "load_average": load}
+        json.dump({**out, "scenes": results, "mean_fps": mean_fps}, sys.stdout)
         print()
         return 0
-    print(f"fbgfx bench: {display}, on {machine}")
-    print(f"{'scene':9} {'fps':>8} {'render ms':>10} {'flush ms':>9} {'CPU %':>6}  buffering  what")
+    print(f"fbgfx bench: {display}, on {machine}; memcpy of a frame {copy:.3f} ms, load average {load:.2f}")
+    print(f"{'scene':9} {'fps':>8} {'render ms':>10} {'flush ms':>9} {'x memcpy':>9} {'CPU %':>6}  buffering  what")
     for r in results:
         print(
             f"{r['scene']:9} {r['fps']:8.1f} {r['render_ms']:10.2f} {r['flush_ms']:9.2f} "
-            f"{r['cpu_percent']:6.0f}  {r['buffering']:9}  {r['about']}"
+            f"{r['flush_ms'] / copy if copy > 0 else 0:8.1f}x {r['cpu_percent']:6.0f}  {r['buffering']:9}  {r['about']}"
         )
     print(f"summary: {len(results)} scenes, geometric mean {mean_fps:.1f} fps")
     return 0

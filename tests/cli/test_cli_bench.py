@@ -15,6 +15,7 @@ def test_every_scene_runs_and_reports_its_figures_as_json(capsys: Any) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["display"].endswith("160x120 RGB565")
     assert out["machine"]
+    assert out["memcpy_ms"] > 0 and out["load_average"] >= 0
     assert [r["scene"] for r in out["scenes"]] == list(SCENES)
     for r in out["scenes"]:
         assert r["frames"] >= 2 and r["fps"] > 0, r
@@ -27,6 +28,7 @@ def test_chosen_scenes_print_a_table_and_a_summary(capsys: Any) -> None:
     assert main(["bench", "-d", "virtual:64x48:XRGB8888", "--seconds", "0.02", "--scenes", "fill,dirty"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("fbgfx bench: virtual") and "64x48 XRGB8888" in lines[0]
+    assert "memcpy of a frame" in lines[0] and "load average" in lines[0]
     assert [line.split()[0] for line in lines[2:-1]] == ["fill", "dirty"]
     assert lines[-1].startswith("summary: 2 scenes")
 
