@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 from PIL import Image
-from support import PEAK_KB
-from test_cli import ROOT, V32, V565, animation, near, one_error_line, rgb_at, run, solid
+from support import PEAK_KB, ROOT
+from support.cli_run import V32, V565, animation, near, one_error_line, rgb_at, run, solid
 
 import fbgfx
 from fbgfx.cli import _clock, _pictures, info, mode, show

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 from PIL import Image
-from test_cli import ROOT, V565, run
+from support import ROOT
+from support.cli_run import V565, run
 
 import fbgfx.cli
 from fbgfx.cli import COMMANDS, build_parser, main

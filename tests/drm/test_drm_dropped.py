@@ -11,8 +11,8 @@ import gc
 import os
 import threading
 import weakref
-from collections.abc import Callable
 
+from support.dropped import RED, assert_given_back, collect, live_displays, open_fb, refers_to
 from support.fake_drm import CONSOLE_FB, CRTC, FakeCard, make_mode
 from support.forking import in_child
 
@@ -21,51 +21,13 @@ from fbgfx.device import Framebuffer
 from fbgfx.drm import DrmDevice, hotplug
 from fbgfx.drm.shared import SharedCard
 
-RED = [0, 0, 255, 0]  # XRGB8888 bytes, little-endian
 SMALL = (make_mode(640, 480, preferred=True),)
-
-
-def open_fb(card: FakeCard, **options: object) -> Framebuffer:
-    """A Framebuffer on a DrmDevice of the fake card."""
-    return Framebuffer(DrmDevice(card, "drm:card0", console=False, **options), "drm:card0")  # type: ignore[arg-type]
-
-
-def refers_to(*held: object) -> Callable[[object], None]:
-    """A display-change callback that refers to ``held`` (not through the test's own variables,
-    which ``del`` empties)."""
-
-    def callback(event: object) -> None:
-        del event
-        for obj in held:
-            repr(obj)
-
-    return callback
-
-
-def collect() -> None:
-    """Collect garbage and wait until the closer thread has closed what it found."""
-    gc.collect()
-    assert _closing.settle(30)
-    gc.collect()
-
-
-def live_displays() -> int:
-    """DrmDevice objects alive in this process."""
-    return sum(isinstance(o, DrmDevice) for o in gc.get_objects())
 
 
 def rss_mb() -> float:
     """This process's resident memory in MB."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
-
-
-def assert_given_back(card: FakeCard) -> None:
-    """The card shows the console again, its buffers are freed, master dropped, card closed."""
-    assert card.states[CRTC].fb_id == CONSOLE_FB and card.states[CRTC].mode == card.modes[0]
-    assert card.dumbs == {} and set(card.fbs) == {CONSOLE_FB}
-    assert card.fd == -1 and not card.master
-    assert not [s for s in SharedCard.open_cards() if s.card is card]
 
 
 def test_display_whose_callback_refers_to_it_is_released_when_dropped():

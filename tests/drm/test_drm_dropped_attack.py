@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 import pytest
 from support import TESTS
+from support.dropped import RED, assert_given_back, collect, live_displays, open_fb, refers_to
 from support.fake_drm import CONSOLE_FB, CRTC, FakeCard, make_mode
-from test_drm_dropped import RED, assert_given_back, collect, live_displays, open_fb, refers_to
 
 import fbgfx
 from fbgfx import _closing, _restore
