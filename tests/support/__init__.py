@@ -1,4 +1,4 @@
-"""Helpers shared by the tests of several rooms, and where the tests' files are.
+"""Helpers shared by test files (of one room or several), and where the tests' files are.
 
 Test modules import them as ``from support.fake_drm import FakeCard`` (``tests/`` is on
 ``sys.path``: pytest puts the folder of the root ``conftest.py`` there).
