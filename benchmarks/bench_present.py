@@ -4,7 +4,12 @@ Prints ratios from one run (median of several repeats), each against a baseline
 measured in the same run on the same machine:
 
 - present() of a 1920x1080 RGB uint8 array into XRGB8888 / RGB565, against a memcpy of
-  the destination frame (targets: at most 2x and 3x);
+  the destination frame (targets: at most 2x and, issue 34, 1.6x), like with like: both
+  warm (the same frame again and again, against a memcpy of the same frame: both
+  sources in the cache) and both cold (each call's source the next of a pool of copies
+  twice the L3's size: both read from memory, as a new video frame is). The RGB source
+  has 1.5x an RGB565 frame's bytes (0.75x an XRGB8888 frame's), so into RGB565 the cold
+  ratio's floor is about 1.25x;
 - the same present() into RGB565 against luma.core's ``linux_framebuffer.display()``
   (target: at least 100x faster). luma.core only talks to ``/dev/fbN`` and
   ``/sys/class/graphics/fbN``; here its ``open`` is pointed at a regular file standing
@@ -65,24 +70,46 @@ def paired(fn, baseline, repeats: int, warmup: int = 2):
     return statistics.median(a), statistics.median(b), min(a) / min(b)
 
 
-def memcpy_of_frame(fmt_name: str):
-    """A memcpy of one destination frame (the baseline the targets are given in)."""
+#: "cold": sources taken in turn from a pool of at least this many bytes, twice this
+#: machine's 32 MB L3, so that each call reads its source from memory (as a new video
+#: frame is), while the program itself stays in the caches
+COLD_POOL = 64 << 20
+
+
+def pool(frame: np.ndarray, cold: bool) -> list[np.ndarray]:
+    """``frame`` alone (warm: read again and again from the cache), or copies of it in
+    memory of their own filling COLD_POOL (cold)."""
+    return [frame.copy() for _ in range(-(-COLD_POOL // frame.nbytes))] if cold else [frame]
+
+
+def memcpy_of_frame(fmt_name: str, cold: bool = False):
+    """A memcpy of one destination frame (the baseline the targets are given in), its
+    source warm or cold as ``pool`` makes it."""
     fmt = fbgfx.PixelFormat.from_name(fmt_name)
-    src = np.ones(fmt.array_shape(H, W), fmt.dtype)
-    dst = np.empty_like(src)
-    return lambda: np.copyto(dst, src)
+    sources = pool(np.ones(fmt.array_shape(H, W), fmt.dtype), cold)
+    dst = np.empty_like(sources[0])
+    i = [0]
+
+    def copy():
+        np.copyto(dst, sources[i[0] % len(sources)])
+        i[0] += 1
+
+    return copy
 
 
-def bench_present(fmt_name: str, frames, repeats: int, buffering: str = "auto", rotate: int = 0):
+def bench_present(fmt_name: str, frames, repeats: int, buffering: str = "auto", rotate: int = 0, cold: bool = False):
+    """present() of ``frames`` in turn (with ``cold``, of a pool of copies of the first)
+    against a memcpy of the destination frame whose source is as warm or cold."""
     fb = fbgfx.open(f"virtual:{W}x{H}:{fmt_name}")
     screen = fb.screen(buffering, console=False, vsync=False, rotate=rotate)
+    frames = pool(frames[0], True) if cold else frames
     i = [0]
 
     def step():
         screen.present(frames[i[0] % len(frames)])
         i[0] += 1
 
-    t, t_memcpy, best = paired(step, memcpy_of_frame(fmt_name), repeats)
+    t, t_memcpy, best = paired(step, memcpy_of_frame(fmt_name, cold), repeats)
     mode = screen.buffering
     screen.close()
     fb.close()
@@ -176,22 +203,27 @@ def main(argv=None) -> int:
     frames = [rng.integers(0, 256, (H, W, 3), dtype=np.uint8) for _ in range(2)]
     rows = []
 
-    limits = {"XRGB8888": 2.0, "RGB565": 3.0}
+    limits = {"XRGB8888": 2.0, "RGB565": 1.6}
     present = {}
+    # Like with like: "warm", one frame presented again and again against a memcpy of one
+    # frame again and again (both sources in the cache); "cold", both take their sources
+    # in turn from pools twice the L3's size (both read from memory, as a new video frame is).
     for fmt_name in ("XRGB8888", "RGB565"):
-        for buffering in ("auto", "copy"):
-            t, t_memcpy, mode, best = bench_present(fmt_name, frames, args.repeats, buffering)
-            present[(fmt_name, buffering)] = t
+        for buffering, cache in (("auto", "warm"), ("auto", "cold"), ("copy", "warm")):
+            cold = cache == "cold"
+            t, t_memcpy, mode, best = bench_present(fmt_name, frames[:1], args.repeats, buffering, cold=cold)
+            if not cold:
+                present[(fmt_name, buffering)] = t
             rows.append(
                 (
-                    f"present 1080p RGB -> {fmt_name} ({mode})",
+                    f"present 1080p RGB -> {fmt_name} ({mode}, both {cache})",
                     t,
                     f"{t / t_memcpy:.2f}x memcpy (best {best:.2f}x)",
-                    f"<= {limits[fmt_name]:.0f}x",
+                    f"<= {limits[fmt_name]:.1f}x",
                     t / t_memcpy <= limits[fmt_name],
                 )
             )
-            rows.append((f"  memcpy of a 1080p {fmt_name} frame (same rounds)", t_memcpy, "1.00x", "", None))
+            rows.append((f"  memcpy of a 1080p {fmt_name} frame (same rounds, {cache})", t_memcpy, "1.00x", "", None))
 
     turned = [np.ascontiguousarray(np.swapaxes(frame, 0, 1)) for frame in frames]  # 1080 wide, 1920 tall
     turned_limits = {"XRGB8888": 3.0, "RGB565": 4.0}
