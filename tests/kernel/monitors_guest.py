@@ -15,10 +15,12 @@ step records what it found in ``RWDIR/results.json``.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from drm_guest import compare, frame_picture, random_picture  # noqa: E402
 
 import fbgfx  # noqa: E402
 import fbgfx.drm  # noqa: E402
+from fbgfx.kiosk.mirror import Mirror  # noqa: E402
 
 # Set by run(): the virtio card's node name (card0) and its two connectors' names.
 CARD, V1, V2 = "card0", "Virtual-1", "Virtual-2"
@@ -106,6 +109,38 @@ class Drawer(threading.Thread):
     def more_frames(self, n: int = 3, limit: float = 30.0) -> bool:
         start = self.frames
         return until(lambda: self.frames >= start + n, limit) is not None
+
+
+def program(card: str, seed: int) -> tuple[int, int, int]:
+    """Another program on ``card`` (forked: fbgfx in a child, which never returns here).
+    On a byte from this process it shows ``random_picture(seed)`` at 1024x768 and says
+    "1"; on the next byte it exits (fbgfx puts the CRTC back as it found it: off).
+
+    Returns:
+        (pid, the fd it says things on, the fd to tell it things on).
+    """
+    child_says, says = os.pipe()
+    hears, parent_says = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(child_says)
+        os.close(parent_says)
+        code = 1
+        try:
+            os.read(hears, 1)
+            with fbgfx.open(f"drm:{card}:mode=1024x768") as fb, fb.screen() as screen:
+                show(fb, screen, random_picture(seed, fb.width, fb.height))
+                os.write(says, b"1")
+                os.read(hears, 1)
+            code = 0
+        except BaseException:  # reported on stderr, then the child ends
+            traceback.print_exc()
+        finally:
+            sys.stderr.flush()
+            os._exit(code)
+    os.close(says)
+    os.close(hears)
+    return pid, child_says, parent_says
 
 
 def run() -> None:
@@ -217,6 +252,42 @@ def run() -> None:
                 show(fb, screen, want)
                 out["shown"] = compare(settled(VIRTIO, 1, "late", want), want)
             out["first_open"] = not first.closed
+        return out
+
+    @LINK.step("kiosk_mirror_source_exit")
+    def _mirror_source_exit() -> dict[str, Any]:
+        """fbgfx mirror (issue 32) of bochs-display onto the virtio card's first head while
+        programs on bochs come and go: bochs shows nothing before the first (skipped looks),
+        the picture of one that exited (its CRTC off) stays, the next one's is shown."""
+        bochs = infos["bochs-drm"].path.rsplit("/", 1)[-1]
+        force(V1, "on")
+        # both forked now, while this process has no thread (a watcher starts with a drm: display)
+        programs = [program(bochs, 7), program(bochs, 8)]
+        out: dict[str, Any] = {"source": bochs}
+        try:
+            with fbgfx.open(spec(V1, ":mode=1024x768")) as dest, Mirror(f"drm:{bochs}", dest) as m:
+                out["before"] = m.step()
+                for (pid, said, say), name, seed in zip(programs, ("first", "second"), (7, 8)):
+                    os.write(say, b"s")
+                    if os.read(said, 1) != b"1":
+                        raise RuntimeError(f"the {name} program did not show its picture")
+                    out[f"{name}_step"] = m.step()
+                    want = random_picture(seed, 1024, 768)
+                    out[name] = compare(settled(VIRTIO, 0, f"kiosk-{name}", want), want)
+                    os.write(say, b"x")
+                    out[f"{name}_rc"] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+                    out[f"{name}_exit_steps"] = [m.step() for _ in range(3)]
+                    out[f"{name}_kept"] = compare(settled(VIRTIO, 0, f"kiosk-{name}-kept", want), want)
+                out["stats"] = str(m.stats)
+        finally:
+            for pid, said, say in programs:
+                os.close(said)
+                os.close(say)
+                try:
+                    os.kill(pid, 9)
+                    os.waitpid(pid, 0)
+                except (ProcessLookupError, ChildProcessError):
+                    pass
         return out
 
     @LINK.step("two_card_default")

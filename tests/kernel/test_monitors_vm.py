@@ -92,3 +92,18 @@ def test_default_open_takes_the_first_connected_over_both_cards(monitors_vm):
     r = guest_step(monitors_vm, "two_card_default")
     assert r["card"] == "/dev/dri/card1" and r["path"] == "drm:/dev/dri/card1", r
     assert_shown(r["shown"], "the default display on card1")
+
+
+def test_kiosk_mirror_keeps_an_exited_programs_picture(monitors_vm):
+    """fbgfx mirror (issue 32) of bochs-display onto virtio's first head, both 1024x768
+    (an exact copy): nothing to show before the first program; each program's picture is
+    shown; after it exits (its CRTC off) the looks are skipped and its picture stays; the
+    next program's picture is shown."""
+    r = guest_step(monitors_vm, "kiosk_mirror_source_exit")
+    assert r["before"] is False, r
+    for name in ("first", "second"):
+        assert r[f"{name}_step"] is True, r
+        assert_shown(r[name], f"the {name} program's picture")
+        assert r[f"{name}_rc"] == 0, r
+        assert r[f"{name}_exit_steps"] == [False, False, False], r
+        assert_shown(r[f"{name}_kept"], f"the {name} program's picture after it exited")
