@@ -142,7 +142,7 @@ SMOOTH_CALLS: list[tuple[str, Any, dict[str, Any]]] = [
 ]
 
 
-@pytest.mark.parametrize("fmt", ["RGB565", "XRGB8888", "ARGB8888", "RGB888", "C8"])
+@pytest.mark.parametrize("fmt", ["RGB565", "XRGB8888", "ARGB8888", "RGB888", "BGR565", "R8", "C8"])
 def test_smooth_fast_paths_draw_as_the_general_path(fmt: str) -> None:
     """antialias=True: every shape form, width and colour gives the same pixels (or the
     same error) on a quiet surface (native/fastcall.c) as on a listened-to one."""
