@@ -126,69 +126,39 @@ class _PillowPixels:
         }
 
 
-def _arrow_structs() -> tuple[Any, Any, Any]:
-    """ctypes views of ``struct ArrowSchema`` / ``struct ArrowArray`` (a stable C ABI)."""
+def _capsule_function() -> Any:
+    """CPython's ``PyCapsule_GetPointer`` through ctypes: a call into the interpreter that
+    needs the GIL, which cffi releases around its calls."""
     import ctypes  # noqa: PLC0415 (ctypes only for Pillow's Arrow export)
 
-    class Schema(ctypes.Structure):
-        pass
-
-    Schema._fields_ = [
-        ("format", ctypes.c_char_p),
-        ("name", ctypes.c_char_p),
-        ("metadata", ctypes.c_char_p),
-        ("flags", ctypes.c_int64),
-        ("n_children", ctypes.c_int64),
-        ("children", ctypes.POINTER(ctypes.POINTER(Schema))),
-        ("dictionary", ctypes.c_void_p),
-        ("release", ctypes.c_void_p),
-        ("private_data", ctypes.c_void_p),
-    ]
-
-    class Array(ctypes.Structure):
-        pass
-
-    Array._fields_ = [
-        ("length", ctypes.c_int64),
-        ("null_count", ctypes.c_int64),
-        ("offset", ctypes.c_int64),
-        ("n_buffers", ctypes.c_int64),
-        ("n_children", ctypes.c_int64),
-        ("buffers", ctypes.POINTER(ctypes.c_void_p)),
-        ("children", ctypes.POINTER(ctypes.POINTER(Array))),
-        ("dictionary", ctypes.c_void_p),
-        ("release", ctypes.c_void_p),
-        ("private_data", ctypes.c_void_p),
-    ]
     get = ctypes.pythonapi.PyCapsule_GetPointer
     get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-    return Schema, Array, get
+    return get
 
 
-_ArrowSchema: Any
-_ArrowArray: Any
 _capsule_pointer: Any
 try:
-    _ArrowSchema, _ArrowArray, _capsule_pointer = _arrow_structs()
+    _capsule_pointer = _capsule_function()
 except (ImportError, AttributeError):  # pragma: no cover - not CPython
-    _ArrowSchema = _ArrowArray = _capsule_pointer = None
+    _capsule_pointer = None
 
 
 def _arrow_rgba_buffer(schema_capsule: Any, array_capsule: Any, pixels: int) -> int | None:
-    """Address of the pixel bytes when Pillow exported 4 bytes a pixel in one block."""
+    """Address of the pixel bytes when Pillow exported 4 bytes a pixel in one block (the
+    structs of the Arrow C data interface: native/arrow.h)."""
     try:
-        schema = _ArrowSchema.from_address(_capsule_pointer(schema_capsule, b"arrow_schema"))
-        array = _ArrowArray.from_address(_capsule_pointer(array_capsule, b"arrow_array"))
-        if schema.format != b"+w:4" or schema.n_children != 1 or schema.children[0].contents.format != b"C":
-            return None
-        if array.length != pixels or array.offset != 0 or array.n_children != 1:
-            return None
-        child = array.children[0].contents
-        if child.length != 4 * pixels or child.offset != 0 or child.n_buffers != 2 or not child.buffers[1]:
-            return None
-        return int(child.buffers[1])
-    except (ValueError, TypeError):  # a capsule of another name or layout
+        schema = ffi.cast("struct ArrowSchema *", _capsule_pointer(schema_capsule, b"arrow_schema"))
+        array = ffi.cast("struct ArrowArray *", _capsule_pointer(array_capsule, b"arrow_array"))
+    except (ValueError, TypeError):  # a capsule of another name
         return None
+    if ffi.string(schema.format) != b"+w:4" or schema.n_children != 1 or ffi.string(schema.children[0].format) != b"C":
+        return None
+    if array.length != pixels or array.offset != 0 or array.n_children != 1:
+        return None
+    child = array.children[0]
+    if child.length != 4 * pixels or child.offset != 0 or child.n_buffers != 2 or child.buffers[1] == ffi.NULL:
+        return None
+    return int(ffi.cast("uintptr_t", child.buffers[1]))
 
 
 # Pillow before 13 segfaults in __arrow_c_array__ on an image whose memory it borrows

@@ -28,6 +28,7 @@ PARTS = [
     ("kd.cdef", "ioctl.h", []),
     ("color.cdef", "color.h", ["color.c"]),
     ("convert.cdef", "convert.h", ["convert.c"]),
+    ("arrow.cdef", "arrow.h", []),
     ("draw.cdef", "draw.h", ["draw.c", "draw_ellipse.c", "draw_log.c"]),
     ("smooth.cdef", "smooth.h", ["smooth.c", "smooth_render.c"]),
     ("rotate.cdef", "rotate.h", ["rotate.c"]),
