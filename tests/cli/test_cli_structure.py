@@ -30,6 +30,13 @@ def test_every_command_is_a_module_with_a_command() -> None:
     assert list(choices) == [c.name for c in COMMANDS]
 
 
+def test_play_leaves_playing_to_the_player() -> None:
+    """cli/play.py reads options and hands them to fbgfx.video's one player: it stays under
+    200 lines (issue 28; the player's pacing and read-ahead live in fbgfx/video/)."""
+    lines = (Path(ROOT) / "fbgfx" / "cli" / "play.py").read_text().count("\n")
+    assert 0 < lines <= 200, lines
+
+
 def test_a_new_command_plugs_in(capsys: Any, monkeypatch: Any) -> None:
     """A command added to COMMANDS gets --device (and --out when asked), its options and its run."""
     seen = []
