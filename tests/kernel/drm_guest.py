@@ -1,7 +1,6 @@
 """Guest side of tests/kernel/test_drm_vm.py: runs as root inside the VM.
 
 Usage: python drm_guest.py RWDIR drm|fbdev
-       python drm_guest.py hold CARD SEED   (a second process that holds a display)
 
 ``drm``: a boot with ``drm_kms_helper.fbdev_emulation=0`` and three display devices
 (cirrus-vga, bochs-display, virtio-gpu-pci), one DRM card each and no /dev/fb*.
@@ -19,7 +18,6 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -29,7 +27,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
-from _host_link import HostLink  # noqa: E402  (beside this file)
+from _forked import Child, fork  # noqa: E402  (beside this file)
+from _host_link import HostLink  # noqa: E402
 from PIL import Image, ImageDraw  # noqa: E402
 
 import fbgfx  # noqa: E402
@@ -112,13 +111,10 @@ def kd_mode(tty: str = "/dev/tty1") -> int:
     return int.from_bytes(buf, "little")
 
 
-def start_holder(cards: str, seed: int) -> subprocess.Popen[str]:
+def start_holder(cards: str, seed: int) -> Child:
     """Another process that opens each of ``cards`` (comma-separated), shows
     random_picture(seed) and waits."""
-    proc = subprocess.Popen(
-        [sys.executable, __file__, "hold", cards, str(seed)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None
+    proc = fork(hold, cards, seed)
     line = proc.stdout.readline()
     if line.strip() != "ready":
         proc.kill()
@@ -423,9 +419,6 @@ def run_fbdev() -> None:
 
 def main() -> None:
     global LINK
-    if sys.argv[1] == "hold":
-        hold(sys.argv[2], int(sys.argv[3]))
-        return
     LINK = HostLink(Path(sys.argv[1]))
     try:
         if sys.argv[2] == "drm":

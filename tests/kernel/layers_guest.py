@@ -2,7 +2,6 @@
 (software), run as root inside the VM.
 
 Usage: python layers_guest.py RWDIR vkms|bochs
-       python layers_guest.py hold CARD   (a second process holding layers, for SIGTERM)
 
 ``vkms`` (the vkms boot: built out of tree, ``enable_overlay=1``: a primary, 8 overlay
 planes and a cursor) checks layers on planes; ``bochs`` (the drm boot's bochs-display,
@@ -33,7 +32,8 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 sys.path.insert(0, str(REPO / "tests"))
 
 import numpy as np  # noqa: E402
-from _host_link import HostLink  # noqa: E402  (beside this file)
+from _forked import fork  # noqa: E402  (beside this file)
+from _host_link import HostLink  # noqa: E402
 from PIL import Image  # noqa: E402
 
 import fbgfx  # noqa: E402
@@ -289,11 +289,8 @@ def run_vkms(card: str) -> None:
     @LINK.step("vkms_sigterm")
     def _sigterm() -> dict[str, Any]:
         before = planes_on(debugfs_state(card))
-        holder = subprocess.Popen(
-            [sys.executable, __file__, "hold", card], stdout=subprocess.PIPE, text=True, start_new_session=True
-        )
-        assert holder.stdout is not None
-        line = holder.stdout.readline()  # a minute or more: a Python start under TCG
+        holder = fork(hold, card, new_session=True)
+        line = holder.stdout.readline()
         during = planes_on(debugfs_state(card))
         holder.send_signal(signal.SIGTERM)
         rc = holder.wait(60)
@@ -403,9 +400,6 @@ def hold(card: str) -> None:
 
 def main() -> None:
     global LINK
-    if sys.argv[1] == "hold":
-        hold(sys.argv[2])
-        return
     LINK = HostLink(Path(sys.argv[1]))
     which = sys.argv[2] if len(sys.argv) > 2 else "both"
     try:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -27,8 +26,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
+import _forked  # noqa: E402  (beside this file)
 import numpy as np  # noqa: E402
-from _host_link import HostLink  # noqa: E402  (beside this file)
+from _host_link import HostLink  # noqa: E402
 from drm_guest import compare, frame_picture, random_picture  # noqa: E402
 
 import fbgfx  # noqa: E402
@@ -156,10 +156,9 @@ def run() -> None:
     def _displays() -> dict[str, Any]:
         force(V2, "on")  # qemu without a window enables only the first output
         found = [d.asdict() for d in fbgfx.displays()]
-        info = subprocess.run(
-            [sys.executable, "-m", "fbgfx", "info", "--all"], capture_output=True, text=True, cwd=REPO, timeout=120
-        )
-        return {"displays": found, "info_all": info.stdout, "info_rc": info.returncode, "info_err": info.stderr[-500:]}
+        info = _forked.cli("info", "--all")
+        out, err = info.communicate(timeout=120)
+        return {"displays": found, "info_all": out, "info_rc": info.returncode, "info_err": err[-500:]}
 
     @LINK.step("two_heads")
     def _two() -> dict[str, Any]:

@@ -21,7 +21,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from _host_link import HostLink  # noqa: E402  (beside this file)
+import _forked  # noqa: E402  (beside this file)
+from _host_link import HostLink  # noqa: E402
 
 import fbgfx  # noqa: E402
 import fbgfx.touch  # noqa: E402
@@ -75,7 +76,9 @@ def _tap90() -> dict[str, Any] | None:
 
 
 def _paint() -> dict[str, Any]:
-    proc = _start(str(REPO / "examples" / "paint.py"), "--device", "/dev/fb0", "--rotate", "90", "--seconds", "240")
+    proc = _forked.script(
+        str(REPO / "examples" / "paint.py"), "--device", "/dev/fb0", "--rotate", "90", "--seconds", "240"
+    )
     try:
         first = proc.stdout.readline()
         if "ready" not in first:
@@ -103,20 +106,14 @@ def _paint() -> dict[str, Any]:
 
 def _cli_list() -> dict[str, Any]:
     """``fbgfx touch --list`` on the real input devices."""
-    res = subprocess.run(
-        [sys.executable, "-m", "fbgfx", "touch", "--list"],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=_checkout_env(),
-        timeout=120,
-    )
-    return {"rc": res.returncode, "stdout": res.stdout, "stderr": res.stderr}
+    proc = _forked.cli("touch", "--list")
+    out, err = proc.communicate(timeout=120)
+    return {"rc": proc.returncode, "stdout": out, "stderr": err}
 
 
 def _cli_events() -> dict[str, Any]:
     """``fbgfx touch --rotate 90 --count 2`` printing a tap on the bochs screen."""
-    proc = _start("-m", "fbgfx", "touch", "-d", "/dev/fb0", "--rotate", "90", "--count", "2", "--seconds", "120")
+    proc = _forked.cli("touch", "-d", "/dev/fb0", "--rotate", "90", "--count", "2", "--seconds", "120")
     header = proc.stderr.readline()  # printed once the device is open
     if "Ctrl-C" not in header:
         proc.kill()
@@ -169,22 +166,6 @@ def _uinput() -> dict[str, Any]:
         "events": [e[:4] for e in events],
         "gone": not os.path.exists(node),
     }
-
-
-def _checkout_env() -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=str(REPO))  # this checkout's fbgfx, not an installed one
-
-
-def _start(*args: str) -> subprocess.Popen[str]:
-    """This Python running ``args`` on this checkout, its output in pipes."""
-    return subprocess.Popen(
-        [sys.executable, *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=REPO,
-        env=_checkout_env(),
-    )
 
 
 def _ppm_pixel(path: Path, x: int, y: int) -> tuple[int, int, int]:

@@ -9,7 +9,6 @@ host made (``movie.mp4``: quadrants changing every second and a 440 Hz tone) and
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 import warnings
@@ -17,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+import _forked
 import numpy as np
 from _host_link import HostLink
 
@@ -46,12 +46,8 @@ def run(link: HostLink) -> None:
         """The command line onto /dev/fb0 (bochs' fbdev emulation) as fast as it decodes;
         then screen.play there, and the screendump while the Screen is open."""
         start = time.monotonic()
-        out = subprocess.run(
-            [sys.executable, "-m", "fbgfx", "play", movie, "-d", "/dev/fb0", "--fps", "0", "--no-audio", "--stats"],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        cli = _forked.cli("play", movie, "-d", "/dev/fb0", "--fps", "0", "--no-audio", "--stats")
+        _, stderr = cli.communicate(timeout=300)
         seconds = time.monotonic() - start
         with fbgfx.open("/dev/fb0") as fb, fb.screen() as screen:
             played = screen.play(movie, fps=0, audio=False)
@@ -59,8 +55,8 @@ def run(link: HostLink) -> None:
             memory = np.asarray(fb.snapshot().convert("RGB"))
             size = fb.width, fb.height
         return {
-            "returncode": out.returncode,
-            "stderr": out.stderr,
+            "returncode": cli.returncode,
+            "stderr": stderr,
             "cli_seconds": round(seconds, 1),
             "shown": played.shown,
             "size": size,
