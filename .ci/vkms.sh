@@ -2,7 +2,7 @@
 # Build vkms.ko (virtual KMS: planes, atomic commits, writeback) for the kernel the VM tests
 # boot, out of tree, once: Debian's 6.1 kernel has CONFIG_DRM_VKMS off. The module is cached
 # outside the tree, in $FBGFX_VM_CACHE (default /var/cache/fbgfx-vm)/vkms-RELEASE/vkms.ko,
-# where tests/kernel/_boots.py (the vkms configuration) finds it. Quiet; fast when built.
+# where tests/kernel/test_layers_vm.py (the vkms guest of the drm boot) finds it. Quiet; fast when built.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 kernel="${FBGFX_VM_KERNEL:-$(ls /boot/vmlinuz-* 2>/dev/null | sort | tail -n 1)}"

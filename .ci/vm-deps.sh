@@ -21,5 +21,5 @@ if ! command -v vng >/dev/null 2>&1; then
     command -v pyenv >/dev/null 2>&1 && pyenv rehash || true
 fi
 
-# vkms (planes, atomic KMS) for the vkms boot: built out of tree once, cached.
+# vkms (planes, atomic KMS) for the layers guest: built out of tree once, cached.
 bash "$(dirname "$0")/vkms.sh"

@@ -1,10 +1,10 @@
-"""Layers on real kernels, as guests of shared boots: ``layers_vm`` in the ``vkms`` boot
-(atomic KMS with 8 overlay planes) and ``layers_bochs_vm`` in the ``drm`` boot (bochs has
-one primary plane: software composition).
+"""Layers on real kernels, as guests of the ``drm`` boot: ``layers_vm`` on vkms (atomic
+KMS with 8 overlay planes, loaded after the boot's other guests ran) and
+``layers_bochs_vm`` on bochs (one primary plane: software composition).
 
 The guest (layers_guest.py) reads the kernel's atomic state from debugfs and each plane's
 framebuffer through GETFB2 + MAP_DUMB, without fbgfx's layer code, and asks for bochs'
-screendump. Set FBGFX_VM_RESULTS=DIR to keep the logs in DIR/vkms/layers_vm and
+screendump. Set FBGFX_VM_RESULTS=DIR to keep the logs in DIR/drm/layers_vm and
 DIR/drm/layers_bochs_vm.
 """
 
@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from _boots import Guest, guest_fixture, vkms_module
+from _boots import Guest, guest_fixture, vkms_missing, vkms_module
 from _vm import guest_step
 
 pytestmark = pytest.mark.kernel
@@ -30,15 +30,20 @@ def _hand_over_vkms(gdir: Path) -> None:
 layers_vm = guest_fixture(
     Guest(
         "layers_vm",
-        config="vkms",
+        config="drm",
         script="layers_guest.py",
         args=("vkms",),
         before=_hand_over_vkms,
-        # where the boot's insmod of the cache did not give a card (the guest's /var
-        # overlay may not show it), load the copy handed over in the guest's directory
+        missing=vkms_missing,
+        # after the drm boot's other guests (which count three cards), vkms as a fourth
+        # card, loaded from the copy in the guest's directory (the guest's /var may not
+        # show the host's cache)
+        order=60,
         prepare=(
-            "[ -e /dev/dri/card0 ] || insmod {gdir}/vkms.ko enable_overlay=1 enable_writeback=1 enable_cursor=1"
-            " >>{gdir}/insmod.txt 2>&1; for i in $(seq 100); do [ -e /dev/dri/card0 ] && break; sleep 0.1; done",
+            "modprobe -q drm_kms_helper; modprobe -q drm_shmem_helper",
+            "insmod {gdir}/vkms.ko enable_overlay=1 enable_writeback=1 enable_cursor=1 >>{gdir}/insmod.txt 2>&1",
+            "for i in $(seq 100); do grep -qs DRIVER=vkms /sys/class/drm/card*/device/uevent && break; sleep 0.1; done",
+            "mount -t debugfs none /sys/kernel/debug 2>/dev/null || true",
         ),
     )
 )
