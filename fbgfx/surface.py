@@ -566,6 +566,16 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
             if rc < 0:
                 _fail(rc, fn)
 
+    def _smooth_named(self, fast: Callable[..., int], xy: Any, fill: Fill, *sizes: Any) -> bool:
+        """Second chance for a fast_smooth_* call, which reads (r, g, b) tuples only: a
+        colour name this surface has drawn with before, opaque, as its (r, g, b). True
+        when it drew."""
+        if type(fill) is str:
+            ink = self._inks.get(str, {}).get(fill)
+            if ink is not None and ink.mode == OPAQUE:
+                return fast(self._ta, self._fa, xy, ink.rgba[:3], *sizes) >= 0
+        return False
+
     def _smooth_shape(self, fill: Fill, outline: Fill, width: float, shape: Callable[[float], smooth.Call]) -> None:
         """A smooth shape's fill, then its outline (``shape(w)``: the kernel call for
         outline width ``w``, 0 for the fill)."""
@@ -626,7 +636,10 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
                 centres, with butt ends and, with ``joint="curve"``, round joints.
         """
         if antialias:
-            if self._quiet and fast_smooth_line(self._ta, self._fa, xy, fill, width) >= 0:
+            if self._quiet and (
+                fast_smooth_line(self._ta, self._fa, xy, fill, width) >= 0
+                or self._smooth_named(fast_smooth_line, xy, fill, width)
+            ):
                 return
             w = smooth.width(width, "line")
             if w > 0:
@@ -858,7 +871,14 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
         """Draw a circle given its centre and radius (``ImageDraw.circle``); with
         ``antialias=True`` smoothly: the circle of that radius around (x + 0.5, y + 0.5)."""
         if antialias:
-            if outline is None and self._quiet and fast_smooth_circle(self._ta, self._fa, xy, fill, radius, width) >= 0:
+            if (
+                outline is None
+                and self._quiet
+                and (
+                    fast_smooth_circle(self._ta, self._fa, xy, fill, radius, width) >= 0
+                    or self._smooth_named(fast_smooth_circle, xy, fill, radius, width)
+                )
+            ):
                 return None
             return self._smooth_shape(fill, outline, width, lambda w: smooth.circle(xy, radius, w))
         x, y = xy
@@ -946,7 +966,10 @@ class Surface(TextDrawing, ImageDrawing, BatchDrawing):
             antialias
             and outline is None
             and self._quiet
-            and fast_smooth_polygon(self._ta, self._fa, xy, fill, width) >= 0
+            and (
+                fast_smooth_polygon(self._ta, self._fa, xy, fill, width) >= 0
+                or self._smooth_named(fast_smooth_polygon, xy, fill, width)
+            )
         ):
             return
         f = flat(xy, "polygon")

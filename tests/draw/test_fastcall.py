@@ -170,3 +170,26 @@ def test_smooth_fast_calls_miss_without_drawing() -> None:
     assert not s.array.any()
     assert fast_smooth_circle(s._ta, s._fa, (5, 5), (1, 2, 3), 3, 0) == 0
     assert s.array[5, 5] == 0x010203
+
+
+@pytest.mark.parametrize("fmt", ["RGB565", "XRGB8888", "R8", "C8"])
+def test_smooth_fast_paths_take_colour_names_seen_before(fmt: str) -> None:
+    """A colour name the surface has drawn with goes the fast way the next time (as its
+    (r, g, b)), with the general path's pixels; colours with alpha do not."""
+
+    def draw(s: Surface, colour: Any) -> None:
+        for _ in range(2):
+            s.line((3, 4, 40, 30), fill=colour, width=2.5, antialias=True)
+            s.circle((30, 20), 9.5, fill=colour, antialias=True)
+            s.polygon([(3, 40), (50, 8), (60, 44)], fill=colour, antialias=True)
+
+    for colour in ("red", "#123456", "white", "#12345680"):
+        fast, general, e1, e2 = _both(fmt, lambda s: draw(s, colour))
+        assert e1 is None and e2 is None
+        assert np.array_equal(fast, general), (fmt, colour)
+        assert fast.any()
+    s = Surface(64, 48, fmt)
+    s.line((1, 1, 40, 30), fill="red", width=2, antialias=True)
+    assert s._smooth_named(fast_smooth_line, (1, 1, 40, 30), "red", 2) is (fmt != "C8")
+    s.line((1, 1, 40, 30), fill="#ff000080", antialias=True)
+    assert not s._smooth_named(fast_smooth_line, (1, 1, 40, 30), "#ff000080", 1)
