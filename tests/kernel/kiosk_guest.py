@@ -26,7 +26,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -36,7 +35,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from _host_link import HostLink  # noqa: E402  (beside this file)
+from _forked import Child, fork  # noqa: E402  (beside this file)
+from _host_link import HostLink  # noqa: E402
 
 import fbgfx  # noqa: E402
 import fbgfx.touch  # noqa: E402
@@ -48,15 +48,14 @@ LINK = HostLink(Path(sys.argv[1]))
 TAP = (16384, 8192)  # raw tablet position the host taps
 DEBUG_STATE = "/sys/kernel/debug/dri/0/state"
 
-# Holds a picture on /dev/fb0 until SIGTERM: a navy screen with an orange square at X,Y
-# and a white band, drawn by fbgfx in its own process (a Screen keeps the console quiet),
-# and written again twice a second, as a program that animates would: qemu's bochs clears
-# its video memory whenever a CRTC is turned on (VBE enable without NOCLEARMEM), so
-# after a blank only a program that draws again shows its picture.
-HOLD = textwrap.dedent(
-    """
-    import signal, sys, time, fbgfx
-    x, y = int(sys.argv[1]), int(sys.argv[2])
+
+def _hold_picture(x: int, y: int) -> None:
+    """Hold a picture on /dev/fb0 until SIGTERM (run in a forked child: another process):
+    a navy screen with an orange square at X,Y and a white band, drawn by fbgfx (a Screen
+    keeps the console quiet), and written again twice a second, as a program that animates
+    would: qemu's bochs clears its video memory whenever a CRTC is turned on (VBE enable
+    without NOCLEARMEM), so after a blank only a program that draws again shows its
+    picture."""
     signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
     with fbgfx.open("/dev/fb0") as fb, fb.screen(buffering="copy") as screen:
         for i in range(20):  # an animation first: the mirror follows it
@@ -73,25 +72,18 @@ HOLD = textwrap.dedent(
             time.sleep(0.5)
             screen.mark_dirty()
             screen.flip()
-    """
-)
 
 
-def _python(*args: str, **kw: Any) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, *args], cwd=REPO, text=True, **kw)
-
-
-def _hold(x: int, y: int) -> subprocess.Popen[str]:
-    proc = _python("-c", HOLD, str(x), str(y), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert proc.stdout is not None
+def _hold(x: int, y: int) -> Child:
+    proc = fork(_hold_picture, x, y)
     line = proc.stdout.readline()
     if line.strip() != "held":
         proc.kill()
-        raise RuntimeError(f"the picture holder did not start: {line!r} {proc.stderr.read() if proc.stderr else ''}")
+        raise RuntimeError(f"the picture holder did not start: {line!r} {proc.stderr.read()}")
     return proc
 
 
-def _stop(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[int, str]:
+def _stop(proc: Child, timeout: float = 60) -> tuple[int, str]:
     proc.send_signal(signal.SIGTERM)
     try:
         _, err = proc.communicate(timeout=timeout)
