@@ -9,11 +9,30 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from typing import Any
 
 import _forked
 import pytest
 
 import fbgfx
+
+
+@pytest.fixture(autouse=True)
+def _no_child_left(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every child a test forks is killed at its end, also when the test fails."""
+    children: list[_forked.Child] = []
+    fork = _forked.fork
+
+    def tracked(*args: Any, **kwargs: Any) -> _forked.Child:
+        children.append(fork(*args, **kwargs))
+        return children[-1]
+
+    monkeypatch.setattr(_forked, "fork", tracked)
+    yield
+    for child in children:
+        child.kill()
+        child.wait(60)
 
 
 def _hold() -> None:
