@@ -13,7 +13,10 @@ does on the device.
 ``fork(fn, *args)`` runs ``fn(*args)`` there; its return value is the exit status, as
 ``SystemExit`` and ``KeyboardInterrupt`` (death by SIGINT) give it in a real interpreter,
 after the ``atexit`` functions. ``cli(*argv)`` is ``python -m fbgfx ARGV``,
-``script(path, *argv)`` is ``python PATH ARGV``.
+``script(path, *argv)`` is ``python PATH ARGV``. Each takes Popen's choices the guests
+need: ``stdin=True`` (a pipe to the child, else /dev/null), ``stderr=PATH`` (a file, read
+while the child runs, else a pipe), ``env`` (added to the child's environment) and
+``new_session``.
 """
 
 from __future__ import annotations
@@ -28,16 +31,20 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Mapping
+from pathlib import Path
 from typing import IO, Any, Callable
 
 
 class Child:
     """A forked child with the parts of :class:`subprocess.Popen` the guests use: ``pid``,
     ``stdout`` and ``stderr`` (text pipes), ``returncode`` (``-N`` after signal N),
-    ``poll``, ``wait``, ``communicate``, ``send_signal``, ``terminate``, ``kill``."""
+    ``poll``, ``wait``, ``communicate``, ``send_signal``, ``terminate``, ``kill``; ``stdin``
+    (a text pipe) with ``stdin=True``, no ``stderr`` pipe with ``stderr=PATH``."""
 
-    def __init__(self, pid: int, stdout: IO[str], stderr: IO[str]) -> None:
+    def __init__(self, pid: int, stdin: IO[str] | None, stdout: IO[str], stderr: IO[str] | None) -> None:
         self.pid = pid
+        self.stdin = stdin
         self.stdout = stdout
         self.stderr = stderr
         self.returncode: int | None = None
@@ -62,7 +69,7 @@ class Child:
         """Everything the child writes until it exits; TimeoutExpired if it does not
         within ``timeout`` seconds (it is left running, as Popen leaves it)."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        chunks: dict[IO[str], list[str]] = {self.stdout: [], self.stderr: []}
+        chunks: dict[IO[str], list[str]] = {stream: [] for stream in (self.stdout, self.stderr) if stream}
         with selectors.DefaultSelector() as sel:
             for stream in chunks:
                 if not stream.closed:
@@ -78,7 +85,7 @@ class Child:
                     else:
                         sel.unregister(key.fileobj)
         self.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
-        return "".join(chunks[self.stdout]), "".join(chunks[self.stderr])
+        return "".join(chunks[self.stdout]), "".join(chunks.get(self.stderr, []) if self.stderr else [])
 
     def send_signal(self, signum: int) -> None:
         if self.poll() is None:
@@ -91,51 +98,65 @@ class Child:
         self.send_signal(signal.SIGKILL)
 
 
-def fork(fn: Callable[..., Any], *args: Any, new_session: bool = False) -> Child:
-    """Run ``fn(*args)`` in a forked child, its standard output and error in pipes (its
-    standard input is /dev/null); ``new_session`` as Popen's ``start_new_session``."""
+def fork(
+    fn: Callable[..., Any],
+    *args: Any,
+    stdin: bool = False,
+    stderr: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    new_session: bool = False,
+) -> Child:
+    """Run ``fn(*args)`` in a forked child (see the module for the options)."""
     others = [t.name for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon]
     if others:  # their locks would stay taken in the child
         raise RuntimeError(f"fork with other threads running: {others}")
+    in_r, in_w = os.pipe() if stdin else (os.open(os.devnull, os.O_RDONLY), -1)
     out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
+    err_r, err_w = (-1, os.open(stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)) if stderr else os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:  # the child: never returns
-        _run_child(fn, args, out_w, err_w, new_session)
-    os.close(out_w)
-    os.close(err_w)
-    return Child(pid, open(out_r, encoding="utf-8", errors="replace"), open(err_r, encoding="utf-8", errors="replace"))
+        _run_child(fn, args, (in_r, out_w, err_w), env or {}, new_session)
+    for fd in (in_r, out_w, err_w):
+        os.close(fd)
+    return Child(
+        pid,
+        open(in_w, "w", buffering=1, encoding="utf-8") if stdin else None,
+        open(out_r, encoding="utf-8", errors="replace"),
+        open(err_r, encoding="utf-8", errors="replace") if err_r >= 0 else None,
+    )
 
 
-def cli(*argv: str) -> Child:
-    """``python -m fbgfx ARGV`` in a forked child."""
+def cli(*argv: str, **options: Any) -> Child:
+    """``python -m fbgfx ARGV`` in a forked child (``options`` as fork's)."""
     from fbgfx.cli import main
 
-    return fork(lambda: main(list(argv)))
+    return fork(lambda: main(list(argv)), **options)
 
 
-def script(path: str, *argv: str) -> Child:
-    """``python PATH ARGV`` in a forked child."""
+def script(path: str, *argv: str, **options: Any) -> Child:
+    """``python PATH ARGV`` in a forked child (``options`` as fork's)."""
 
     def run() -> None:
         sys.argv = [path, *argv]
         sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
         runpy.run_path(path, run_name="__main__")
 
-    return fork(run)
+    return fork(run, **options)
 
 
-def _run_child(fn: Callable[..., Any], args: tuple[Any, ...], out_w: int, err_w: int, new_session: bool) -> None:
+def _run_child(
+    fn: Callable[..., Any], args: tuple[Any, ...], fds: tuple[int, int, int], env: Mapping[str, str], new_session: bool
+) -> None:
     status: object = 1
     interrupted = False
     try:
         if new_session:
             os.setsid()
-        null = os.open(os.devnull, os.O_RDONLY)
-        for fd, target in ((null, 0), (out_w, 1), (err_w, 2)):
+        for target, fd in enumerate(fds):
             os.dup2(fd, target)
+        os.environ.update(env)
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # what subprocess's close_fds does
         # A new Python's streams on 0, 1 and 2 (not whatever the parent had put there)
         sys.stdin = open(0, closefd=False, encoding="utf-8")
@@ -159,7 +180,9 @@ def _run_child(fn: Callable[..., Any], args: tuple[Any, ...], out_w: int, err_w:
     finally:
         try:
             atexit._run_exitfuncs()
-            if status is not None and not isinstance(status, int):
+            if status is None:
+                status = 0
+            elif not isinstance(status, int):
                 print(status, file=sys.stderr)  # sys.exit("message")
                 status = 1
             sys.stdout.flush()

@@ -35,7 +35,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from _forked import Child, fork  # noqa: E402  (beside this file)
+from _forked import Child, cli, fork  # noqa: E402  (beside this file)
 from _host_link import HostLink  # noqa: E402
 
 import fbgfx  # noqa: E402
@@ -301,41 +301,6 @@ def _shown_lit(name: str, limit: float = 120) -> dict[str, Any]:
         time.sleep(0.2)
 
 
-def _fork_cli(args: list[str], env: dict[str, str], log: Path) -> int:
-    """Run ``fbgfx ARGS`` in a forked child (fbgfx is imported already: a new Python takes
-    minutes to start under TCG on a busy machine), its stderr into ``log``."""
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        code = 99
-        try:
-            fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            os.dup2(fd, 2)
-            sys.stderr = open(2, "w", closefd=False)  # the child's stderr until _exit
-            os.environ.update(env)
-            from fbgfx.cli import main
-
-            code = main(args)
-        except BaseException:  # reported in the log, then the child ends
-            import traceback
-
-            traceback.print_exc()
-        finally:
-            sys.stderr.flush()
-            os._exit(code)
-    return pid
-
-
-def _exit_status(pid: int, timeout: float) -> int:
-    """The child's exit status (-SIGNAL when killed), waiting up to ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status)
-        time.sleep(0.05)
-    raise TimeoutError(f"fbgfx idle did not end within {timeout} s of SIGTERM")
-
-
 def _text(path: Path) -> str:
     try:
         return path.read_text()
@@ -354,7 +319,7 @@ def _idle_fbdev() -> dict[str, Any]:
         level = lambda name: _level(bl / name)  # noqa: E731
         log = Path(tmp) / "idle-stderr.txt"
         args = ["idle", "-d", "/dev/fb0", "--touch", tablet, "--dim-after", "3", "--off-after", "6"]
-        pid = _fork_cli(args, {"FBGFX_SYSFS": tmp}, log)
+        idle = cli(*args, env={"FBGFX_SYSFS": tmp}, stderr=log)
         second = os.open(tablet, os.O_RDONLY | os.O_NONBLOCK)
         keys = os.open(kbd.path, os.O_RDONLY | os.O_NONBLOCK)
         try:
@@ -393,18 +358,16 @@ def _idle_fbdev() -> dict[str, Any]:
             out["lit"] = _shown_lit("idle-lit")
             out["lit_active"] = _crtc_active()
             out["dark_again"] = _wait(lambda: level("bl_power") == 4, 60)
-            os.kill(pid, signal.SIGTERM)
-            out["rc"] = _exit_status(pid, 60)
-            pid = 0
+            idle.terminate()
+            out["rc"] = idle.wait(60)
             out["stderr"] = _text(log)[-2000:]
             out["after_sigterm"] = {"bl_power": level("bl_power"), "brightness": level("brightness")}
             out["after_sigterm_shown"] = _shown_when("idle-after-sigterm", True)
         finally:
             os.close(second)
             os.close(keys)
-            if pid:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
+            idle.kill()  # when it did not end
+            idle.wait()
     return out
 
 
@@ -420,12 +383,12 @@ def _idle_any_input() -> dict[str, Any]:
         level = lambda name: _level(bl / name)  # noqa: E731
         log = Path(tmp) / "idle-stderr.txt"
         keys = os.open(kbd.path, os.O_RDONLY | os.O_NONBLOCK)
-        pid = 0
+        idle: Child | None = None
         try:
             kbd.press()
             out["keys_before"] = _drain(keys)  # this reader gets keys (nothing grabbed yet)
             args = ["idle", "-d", "/dev/fb0", "--any-input", "--dim-after", "1", "--off-after", "2"]
-            pid = _fork_cli(args, {"FBGFX_SYSFS": tmp}, log)
+            idle = cli(*args, env={"FBGFX_SYSFS": tmp}, stderr=log)
             if not _wait(lambda: "fbgfx: idle: watching" in _text(log), 300):
                 raise RuntimeError(f"fbgfx idle did not start: {_text(log)[-2000:]}")
             out["watching"] = _watching(log)
@@ -437,50 +400,39 @@ def _idle_any_input() -> dict[str, Any]:
             out["keys_while_dark"] = _drain(keys)
             out["woke"] = _wait(lambda: "lit" in _states(log), 60)
             out["states"] = _states(log)
-            os.kill(pid, signal.SIGTERM)
-            out["rc"] = _exit_status(pid, 60)
-            pid = 0
+            idle.terminate()
+            out["rc"] = idle.wait(60)
             out["stderr"] = _text(log)[-2000:]
             out["after_sigterm"] = {"bl_power": level("bl_power"), "brightness": level("brightness")}
         finally:
             os.close(keys)
-            if pid:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
+            if idle is not None:
+                idle.kill()  # when it did not end
+                idle.wait()
     return out
 
 
 _stop(HOLDER)  # the drm: display takes the card over
 
 
-def _drm_program(says: int, hears: int) -> None:
-    """A forked child (never returns): another program on drm:card0, its DRM master. It
-    shows a picture at bochs' mode, then sets 640x480 and shows another, then exits
-    (fbgfx puts the CRTC back on the console's framebuffer); it says "1" and "2" on
-    ``says`` and waits for a byte on ``hears`` after each."""
-    code = 1
-    try:
-        with fbgfx.open("drm:card0") as fb:
-            with fb.screen(buffering="copy") as screen, screen.frame() as s:
-                s.clear("navy")
-                s.rectangle((440, 300, 839, 499), fill="orange")
-                s.rectangle((0, 700, 1279, 739), fill="white")
-            os.write(says, b"1")
-            os.read(hears, 1)
-            fb.set_mode(width=640, height=480)
-            with fb.screen(buffering="copy") as screen, screen.frame() as s:
-                s.clear("maroon")
-                s.rectangle((100, 60, 299, 259), fill="lime")
-            os.write(says, b"2")
-            os.read(hears, 1)
-        code = 0
-    except BaseException:  # reported on stderr, then the child ends
-        import traceback
-
-        traceback.print_exc()
-    finally:
-        sys.stderr.flush()
-        os._exit(code)
+def _drm_program() -> None:
+    """Another program on drm:card0 (run forked), its DRM master. It shows a picture at
+    bochs' mode, then sets 640x480 and shows another, then exits (fbgfx puts the CRTC back
+    on the console's framebuffer); it says "1" and "2" on stdout and waits for a line on
+    stdin after each."""
+    with fbgfx.open("drm:card0") as fb:
+        with fb.screen(buffering="copy") as screen, screen.frame() as s:
+            s.clear("navy")
+            s.rectangle((440, 300, 839, 499), fill="orange")
+            s.rectangle((0, 700, 1279, 739), fill="white")
+        print("1", flush=True)
+        sys.stdin.readline()
+        fb.set_mode(width=640, height=480)
+        with fb.screen(buffering="copy") as screen, screen.frame() as s:
+            s.clear("maroon")
+            s.rectangle((100, 60, 299, 259), fill="lime")
+        print("2", flush=True)
+        sys.stdin.readline()
 
 
 def _vfb_follows(m: Mirror, name: str, limit: float = 120) -> dict[str, Any]:
@@ -519,36 +471,25 @@ def _mirror_drm_follows() -> dict[str, Any]:
     shows a picture, sets another mode and shows another, then exits: each is followed
     (the CRTC's framebuffer and mode asked for again at every look)."""
     subprocess.run(["fbset", "-fb", "/dev/fb1", "-g", "320", "240", "320", "240", "16"], check=True)
-    child_says, says = os.pipe()
-    hears, parent_says = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(child_says)
-        os.close(parent_says)
-        _drm_program(says, hears)
-    os.close(says)
-    os.close(hears)
+    program = fork(_drm_program, stdin=True)
+    assert program.stdin is not None
     out: dict[str, Any] = {}
     try:
-        if os.read(child_says, 1) != b"1":
-            raise RuntimeError("the drm: program did not show its picture")
+        if program.stdout.readline() != "1\n":
+            raise RuntimeError(f"the drm: program did not show its picture: {program.communicate(60)[1][-2000:]}")
         with fbgfx.open("/dev/fb1") as dest, Mirror("drm:card0", dest) as m:
             out["first"] = _vfb_follows(m, "drm-first")
-            os.write(parent_says, b"n")
-            if os.read(child_says, 1) != b"2":
+            program.stdin.write("next\n")
+            if program.stdout.readline() != "2\n":
                 raise RuntimeError("the drm: program did not show its second picture")
             out["mode_set"] = _vfb_follows(m, "drm-mode-set")
-            os.write(parent_says, b"x")
-            out["rc"] = _exit_status(pid, 120)
-            pid = 0
+            program.stdin.write("exit\n")
+            out["rc"] = program.wait(120)
             out["after_exit"] = _vfb_follows(m, "drm-after-exit")
             out["stats"] = str(m.stats)
     finally:
-        os.close(child_says)
-        os.close(parent_says)
-        if pid:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+        program.kill()  # when it did not end
+        program.wait()
     return out
 
 

@@ -15,11 +15,9 @@ step records what it found in ``RWDIR/results.json``.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 import time
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -111,36 +109,15 @@ class Drawer(threading.Thread):
         return until(lambda: self.frames >= start + n, limit) is not None
 
 
-def program(card: str, seed: int) -> tuple[int, int, int]:
-    """Another program on ``card`` (forked: fbgfx in a child, which never returns here).
-    On a byte from this process it shows ``random_picture(seed)`` at 1024x768 and says
-    "1"; on the next byte it exits (fbgfx puts the CRTC back as it found it: off).
-
-    Returns:
-        (pid, the fd it says things on, the fd to tell it things on).
-    """
-    child_says, says = os.pipe()
-    hears, parent_says = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(child_says)
-        os.close(parent_says)
-        code = 1
-        try:
-            os.read(hears, 1)
-            with fbgfx.open(f"drm:{card}:mode=1024x768") as fb, fb.screen() as screen:
-                show(fb, screen, random_picture(seed, fb.width, fb.height))
-                os.write(says, b"1")
-                os.read(hears, 1)
-            code = 0
-        except BaseException:  # reported on stderr, then the child ends
-            traceback.print_exc()
-        finally:
-            sys.stderr.flush()
-            os._exit(code)
-    os.close(says)
-    os.close(hears)
-    return pid, child_says, parent_says
+def program(card: str, seed: int) -> None:
+    """Another program on ``card`` (run forked). On a line from stdin it shows
+    ``random_picture(seed)`` at 1024x768 and says "1" on stdout; on the next line it
+    exits (fbgfx puts the CRTC back as it found it: off)."""
+    sys.stdin.readline()
+    with fbgfx.open(f"drm:{card}:mode=1024x768") as fb, fb.screen() as screen:
+        show(fb, screen, random_picture(seed, fb.width, fb.height))
+        print("1", flush=True)
+        sys.stdin.readline()
 
 
 def run() -> None:
@@ -261,32 +238,28 @@ def run() -> None:
         bochs = infos["bochs-drm"].path.rsplit("/", 1)[-1]
         force(V1, "on")
         # both forked now, while this process has no thread (a watcher starts with a drm: display)
-        programs = [program(bochs, 7), program(bochs, 8)]
+        programs = [_forked.fork(program, bochs, seed, stdin=True) for seed in (7, 8)]
         out: dict[str, Any] = {"source": bochs}
         try:
             with fbgfx.open(spec(V1, ":mode=1024x768")) as dest, Mirror(f"drm:{bochs}", dest) as m:
                 out["before"] = m.step()
-                for (pid, said, say), name, seed in zip(programs, ("first", "second"), (7, 8)):
-                    os.write(say, b"s")
-                    if os.read(said, 1) != b"1":
+                for child, name, seed in zip(programs, ("first", "second"), (7, 8)):
+                    assert child.stdin is not None
+                    child.stdin.write("show\n")
+                    if child.stdout.readline() != "1\n":
                         raise RuntimeError(f"the {name} program did not show its picture")
                     out[f"{name}_step"] = m.step()
                     want = random_picture(seed, 1024, 768)
                     out[name] = compare(settled(VIRTIO, 0, f"kiosk-{name}", want), want)
-                    os.write(say, b"x")
-                    out[f"{name}_rc"] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+                    child.stdin.write("exit\n")
+                    out[f"{name}_rc"] = child.wait(120)
                     out[f"{name}_exit_steps"] = [m.step() for _ in range(3)]
                     out[f"{name}_kept"] = compare(settled(VIRTIO, 0, f"kiosk-{name}-kept", want), want)
                 out["stats"] = str(m.stats)
         finally:
-            for pid, said, say in programs:
-                os.close(said)
-                os.close(say)
-                try:
-                    os.kill(pid, 9)
-                    os.waitpid(pid, 0)
-                except (ProcessLookupError, ChildProcessError):
-                    pass
+            for child in programs:
+                child.kill()  # when it did not end
+                child.wait()
         return out
 
     @LINK.step("two_card_default")

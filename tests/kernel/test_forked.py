@@ -107,3 +107,21 @@ def test_sigterm_ends_the_childs_display_and_leaves_the_parents(tmp_path) -> Non
         assert _restore.registered() == mine
         screen.present(np.full((8, 8, 3), (0, 0, 255), np.uint8))
         assert parent.snapshot().getpixel((4, 4)) == (0, 0, 255)
+
+
+def test_stdin_pipe_stderr_file_and_environment(tmp_path) -> None:
+    """A conversation over stdin and stdout, stderr into a file readable while the child
+    runs, and an environment of the child's own."""
+
+    def talk() -> None:
+        print("ready", file=sys.stderr, flush=True)
+        print(os.environ["FBGFX_TALK"], flush=True)
+        print(sys.stdin.readline().strip().upper(), flush=True)
+
+    log = tmp_path / "stderr.txt"
+    child = _forked.fork(talk, stdin=True, stderr=log, env={"FBGFX_TALK": "hello"})
+    assert child.stdout.readline() == "hello\n"
+    assert log.read_text() == "ready\n" and "FBGFX_TALK" not in os.environ
+    assert child.stdin is not None and child.stderr is None
+    child.stdin.write("again\n")
+    assert child.communicate(timeout=60) == ("AGAIN\n", "") and child.returncode == 0
