@@ -158,10 +158,11 @@ def _run_child(
             os.dup2(fd, target)
         os.environ.update(env)
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # what subprocess's close_fds does
-        # A new Python's streams on 0, 1 and 2 (not whatever the parent had put there)
+        # A new Python's streams on 0, 1 and 2 (not whatever the parent had put there);
+        # stderr written line by line, as Python's
         sys.stdin = open(0, closefd=False, encoding="utf-8")
         sys.stdout = open(1, "w", closefd=False, encoding="utf-8")
-        sys.stderr = open(2, "w", closefd=False, encoding="utf-8", errors="backslashreplace")
+        sys.stderr = open(2, "w", buffering=1, closefd=False, encoding="utf-8", errors="backslashreplace")
         # The guest's own handlers are not the child's: a new Python's defaults.
         for signum in signal.valid_signals():
             handler = signal.getsignal(signum)
