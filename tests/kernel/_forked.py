@@ -31,6 +31,7 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any, Callable
@@ -163,6 +164,10 @@ def _run_child(
         sys.stdin = open(0, closefd=False, encoding="utf-8")
         sys.stdout = open(1, "w", closefd=False, encoding="utf-8")
         sys.stderr = open(2, "w", buffering=1, closefd=False, encoding="utf-8", errors="backslashreplace")
+        # The parent's objects are the parent's to clean up: their finalizers (a
+        # TemporaryDirectory's, say) must not run at this child's exit with its atexit.
+        for finalizer in list(weakref.finalize._registry):  # type: ignore[attr-defined]
+            finalizer.detach()
         # The guest's own handlers are not the child's: a new Python's defaults.
         for signum in signal.valid_signals():
             handler = signal.getsignal(signum)

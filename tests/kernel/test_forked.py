@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -125,3 +126,12 @@ def test_stdin_pipe_stderr_file_and_environment(tmp_path) -> None:
     assert child.stdin is not None and child.stderr is None
     child.stdin.write("again\n")
     assert child.communicate(timeout=60) == ("AGAIN\n", "") and child.returncode == 0
+
+
+def test_the_parents_temporary_directory_outlives_the_child() -> None:
+    """A child that ends normally runs its atexit functions, not the parent's finalizers:
+    the parent's TemporaryDirectory is still there."""
+    with tempfile.TemporaryDirectory() as tmp:
+        child = _forked.fork(lambda: None)
+        assert child.wait(60) == 0
+        assert os.path.isdir(tmp)
