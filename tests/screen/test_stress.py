@@ -10,6 +10,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import time
 
 import fbgfx
 
@@ -136,6 +137,11 @@ def test_processes_and_threads_share_one_device_safely(tmp_path):
     ]
     grab_codes = []
     try:
+        # the grabs read the device the workers make: wait until one has made it (a busy
+        # machine starts them slowly), for as long as the workers' own time limit
+        deadline = time.monotonic() + 120
+        while not path.exists() and time.monotonic() < deadline and all(w.poll() is None for w in workers):
+            time.sleep(0.05)
         for i in range(3):
             out = grabs / f"grab{i}.png"
             res = subprocess.run(
