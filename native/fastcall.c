@@ -64,6 +64,17 @@ static int fast_channel(PyObject *o, int *out)
     return 0;
 }
 
+/* An (r, g, b) tuple of plain ints into rgb (out of range as fast_channel gives it). */
+static int fast_tuple_rgb(PyObject *fill, int *rgb)
+{
+    if (!PyTuple_CheckExact(fill) || PyTuple_Size(fill) != 3)
+        return -1;
+    for (Py_ssize_t i = 0; i < 3; i++)
+        if (fast_channel(PyTuple_GetItem(fill, i), &rgb[i]) < 0)
+            return -1;
+    return 0;
+}
+
 /* Four coordinates from a tuple or list of exactly four. */
 static int fast_box(PyObject *xy, double *c)
 {
@@ -118,16 +129,12 @@ static PyObject *fast_draw(PyObject *const *args, Py_ssize_t n, rgb_kernel rgb, 
         PyErr_Clear();
         return PyLong_FromLong(FAST_MISS);
     }
-    int r = 0, g = 0, b = 0, tuple = PyTuple_CheckExact(args[2]);
+    int ch[3] = {0, 0, 0}, tuple = PyTuple_CheckExact(args[2]);
     uint32_t value = 0;
     PyObject *fill = args[2];
-    if (tuple) {
-        if (PyTuple_Size(fill) != 3 || fast_channel(PyTuple_GetItem(fill, 0), &r) < 0 ||
-            fast_channel(PyTuple_GetItem(fill, 1), &g) < 0 || fast_channel(PyTuple_GetItem(fill, 2), &b) < 0)
-            return PyLong_FromLong(FAST_MISS);
-    } else if (fast_cached(args[3], fill, &value) < 0) {
+    if (tuple ? fast_tuple_rgb(fill, ch) < 0 : fast_cached(args[3], fill, &value) < 0)
         return PyLong_FromLong(FAST_MISS);
-    }
+    int r = ch[0], g = ch[1], b = ch[2];
     /* NaN compares false: such a box keeps the GIL, and the kernel refuses it at once */
     double w = c[2] - c[0], h = c[3] - c[1];
     int rc;
@@ -165,11 +172,8 @@ static PyObject *fast_ellipse(PyObject *self, PyObject *const *args, Py_ssize_t 
  * other (the general path takes those: names, alpha, caches). */
 static int fast_rgb(PyObject *fill, const draw_target *t, int *rgb, uint32_t *exact)
 {
-    if (!PyTuple_CheckExact(fill) || PyTuple_Size(fill) != 3 || t->ink == NULL)
+    if (t->ink == NULL || fast_tuple_rgb(fill, rgb) < 0 || rgb[0] > 255 || rgb[1] > 255 || rgb[2] > 255)
         return -1;
-    for (Py_ssize_t i = 0; i < 3; i++)
-        if (fast_channel(PyTuple_GetItem(fill, i), &rgb[i]) < 0 || rgb[i] > 255)
-            return -1;
     return color_pack_into(t->ink, rgb[0], rgb[1], rgb[2], exact);
 }
 
