@@ -26,12 +26,16 @@
 #include "rotate.h"
 
 #define ROTATE_TILE 32
-/* Frame rows a quarter turn's 8x8 blocks take in one pass across the frame. One block
- * row reads 8 frame rows front to back, streams the hardware prefetchers follow; bands
- * of 32 rows (32 streams, each a few lines at a time) left the loads waiting on memory
- * and took 1.5-2x as long on 1080p frames. The panel rows' lines a pass leaves half
- * written wait in L2 for the next pass. */
+/* Frame rows a quarter turn's 8x8 blocks take in one pass across the frame. One band
+ * reads 8 frame rows front to back, streams the hardware prefetchers follow; bands of
+ * 16 or 32 rows (more streams than they track) took 1.5-2x as long on 1080p frames, even
+ * with the rows prefetched. The panel rows' lines a pass leaves half written wait in L2
+ * for the next pass. While a band is turned, the next band's rows are prefetched in step
+ * with it (a few lines per block): the hardware alone does not start them early enough,
+ * and a turn waited on them (a quarter turn of a 1080p frame took 1.3-1.45x as long,
+ * frames read from memory or from L3 alike). */
 #define ROTATE_BAND 8
+_Static_assert(ROTATE_BAND == 8, "a band is one row of 8x8 blocks");
 #define ROTATE_INLINE static inline __attribute__((always_inline))
 
 /* One tile: src is its top-left pixel in the frame, dst the top-left of its turned
@@ -396,42 +400,28 @@ __attribute__((target("avx2"))) static void rotate_avx2_half(const uint8_t *src,
         _mm_sfence(); /* non-temporal stores are ordered before whatever the caller does next */
 }
 
-/* The 8x8 blocks of [0, x1) x [0, y1) (multiples of 8) of a width x height block, in
- * bands of ROTATE_BAND frame rows (for a quarter turn clockwise, counted from the bottom
- * of the frame), each band in tiles of ROTATE_TILE columns. Within a tile the blocks
- * that share panel rows come one after another, so each panel row's part of the tile
- * is written left to right in one go. (Streaming stores, which skip reading the lines
- * first, were slower on the machines measured, written from the blocks or from a tile
- * turned in L1: they stay out of quarter turns.) */
+/* The 8x8 blocks of [0, x1) x [0, y1) (multiples of 8) of a width x height block, turned
+ * by 1 or 3, in bands of ROTATE_BAND frame rows (for turn 1 counted from the bottom of
+ * the frame, so that every panel row is written left to right). (Streaming stores,
+ * which skip reading the lines first, were slower on the machines measured, written
+ * from the blocks or from a tile turned in L1: they stay out of quarter turns.) */
 __attribute__((target("avx2"))) static void rotate_avx2_pack_blocks(const uint8_t *src, ptrdiff_t ss,
                                                                     uint8_t *dst, ptrdiff_t ds, int width,
                                                                     int height, int turn, int bytes,
                                                                     const rotate_avx2_k *k, int x1, int y1)
 {
-    const int bands = (y1 + ROTATE_BAND - 1) / ROTATE_BAND;
-    for (int band = 0; band < bands; band++) {
-        int ty, ey; /* rows [ty, ey) of the frame */
-        if (turn == 1) {
-            ey = y1 - band * ROTATE_BAND;
-            ty = ey > ROTATE_BAND ? ey - ROTATE_BAND : 0;
-        } else {
-            ty = band * ROTATE_BAND;
-            ey = ty + ROTATE_BAND < y1 ? ty + ROTATE_BAND : y1;
-        }
-        const int ny = (ey - ty) / 8;
-        for (int tx = 0; tx < x1; tx += ROTATE_TILE) {
-            const int ex = tx + ROTATE_TILE < x1 ? tx + ROTATE_TILE : x1, nx = (ex - tx) / 8;
-            for (int i = 0; i < nx * ny; i++) {
-                int bx, by;
-                if (turn == 2) { /* a panel row is a frame row: along it */
-                    bx = tx + 8 * (i % nx);
-                    by = ty + 8 * (i / nx);
-                } else { /* a panel row is a frame column: along the column, left to right on the panel */
-                    bx = tx + 8 * (i / ny);
-                    by = ty + 8 * (turn == 1 ? ny - 1 - i % ny : i % ny);
-                }
-                rotate_avx2_block(src, ss, dst, ds, width, height, turn, bytes, k, bx, by);
-            }
+    for (int j = 0; j < y1; j += ROTATE_BAND) {
+        const int by = turn == 1 ? y1 - ROTATE_BAND - j : j; /* rows [by, by + 8) */
+        const int next = turn == 1 ? by - ROTATE_BAND : by + ROTATE_BAND;
+        const int ahead = next >= 0 && next < y1;
+        const uint8_t *pre = ahead ? src + (ptrdiff_t)next * ss : src;
+        for (int bx = 0; bx < x1; bx += 8) {
+            /* every other block: 16 pixels, at most 64 bytes, so no line is skipped */
+            if (ahead && !(bx & 8))
+                for (int r = 0; r < ROTATE_BAND; r++)
+                    _mm_prefetch((const char *)(pre + (ptrdiff_t)r * ss + (ptrdiff_t)bx * k->step),
+                                 _MM_HINT_T0);
+            rotate_avx2_block(src, ss, dst, ds, width, height, turn, bytes, k, bx, by);
         }
     }
 }
