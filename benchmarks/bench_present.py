@@ -20,8 +20,12 @@ measured in the same run on the same machine:
 - present() of a 1080p picture on a screen turned 90 and 270 degrees (the logical
   picture is 1080x1920, the panel 1920x1080), against a memcpy of the destination
   frame (targets: at most 3x into XRGB8888, 4x into RGB565); turned 180 degrees
-  against no turn (at most 1.3x: the same bytes, only in another order); and the
-  turned copy-mode flip after one 32x32 rectangle against a full-frame one.
+  against no turn (at most 1.3x: the same bytes, only in another order). These four
+  turns and the memcpy are timed in turn within each round (the order shifting from
+  round to round), so that a change of the machine's load reaches them all alike;
+  each call presents another picture (warm: two pictures by turns, both in the
+  cache; cold: a pool twice the L3's size). And the turned copy-mode flip after one
+  32x32 rectangle against a full-frame one.
 
 The load average is printed first: on a shared machine, read the ratios beside it.
 
@@ -114,6 +118,60 @@ def bench_present(fmt_name: str, frames, repeats: int, buffering: str = "auto", 
     screen.close()
     fb.close()
     return t, t_memcpy, mode, best
+
+
+def bench_turns(fmt_name: str, frames: list[np.ndarray], repeats: int, cold: bool, warmup: int = 2):
+    """present() turned by 0, 90, 180 and 270 degrees (``frames`` are the unturned
+    pictures; 90 and 270 get them as 1080 wide, 1920 tall) and a memcpy of the
+    destination frame, timed in turn within each round, the order shifting by one each
+    round. Returns {rotate: (median, median memcpy, best ratio)} and the buffering mode.
+    With ``cold`` every call takes the next source of its pool (twice the L3's size),
+    else the pictures of ``frames`` and two memcpy sources take turns (all in the cache)."""
+    upright = pool(frames[0], True) if cold else frames
+    turned = [np.ascontiguousarray(np.swapaxes(f, 0, 1)) for f in (pool(frames[0], True) if cold else frames)]
+    fmt = fbgfx.PixelFormat.from_name(fmt_name)
+    sources = (
+        pool(np.ones(fmt.array_shape(H, W), fmt.dtype), True)
+        if cold
+        else [np.full(fmt.array_shape(H, W), v, fmt.dtype) for v in (1, 2)]
+    )
+    dst = np.empty_like(sources[0])
+    opened, calls = [], {}
+    n = [0]  # one count for all: consecutive calls take different sources
+    for rotate in (0, 90, 180, 270):
+        fb = fbgfx.open(f"virtual:{W}x{H}:{fmt_name}")
+        screen = fb.screen("auto", console=False, vsync=False, rotate=rotate)
+        opened.append((screen, fb))
+        pictures = turned if rotate % 180 else upright
+
+        def call(screen=screen, pictures=pictures):
+            screen.present(pictures[n[0] % len(pictures)])
+            n[0] += 1
+
+        calls[rotate] = call
+
+    def copy():
+        np.copyto(dst, sources[n[0] % len(sources)])
+        n[0] += 1
+
+    calls["memcpy"] = copy
+    order = list(calls)
+    times: dict[object, list[float]] = {key: [] for key in order}
+    for round_ in range(warmup + repeats):
+        shift = round_ % len(order)
+        for key in order[shift:] + order[:shift]:
+            t0 = CLOCK()
+            calls[key]()
+            t1 = CLOCK()
+            if round_ >= warmup:
+                times[key].append(t1 - t0)
+    mode = opened[0][0].buffering
+    for screen, fb in opened:
+        screen.close()
+        fb.close()
+    memcpy = times.pop("memcpy")
+    t_memcpy = statistics.median(memcpy)
+    return {key: (statistics.median(t), t_memcpy, min(t) / min(memcpy)) for key, t in times.items()}, mode
 
 
 def bench_copy_flip(fmt_name: str, repeats: int, rotate: int = 0):
@@ -234,34 +292,30 @@ def main(argv=None) -> int:
                 f"{fmt_name} frame (same rounds, {cache})",
             )
 
-    turned = [np.ascontiguousarray(np.swapaxes(frame, 0, 1)) for frame in frames]  # 1080 wide, 1920 tall
     turned_limits = {"XRGB8888": 3.0, "RGB565": 4.0}
     for fmt_name in ("XRGB8888", "RGB565"):
-        for rotate, cache in ((90, "warm"), (90, "cold"), (270, "warm"), (270, "cold")):
-            cold = cache == "cold"
-            t, t_memcpy, mode, best = bench_present(
-                fmt_name, turned[:1], args.repeats, "auto", rotate=rotate, cold=cold
+        for cache in ("warm", "cold"):
+            turns, mode = bench_turns(fmt_name, frames, args.repeats, cold=cache == "cold")
+            for rotate in (90, 270):
+                rows += against_memcpy(
+                    f"present rotate={rotate} 1080p -> {fmt_name} ({mode}, both {cache})",
+                    turns[rotate],
+                    turned_limits[fmt_name],
+                    f"{turned_limits[fmt_name]:.0f}",
+                    f"{fmt_name} frame (same rounds, {cache})",
+                )[:1]
+            # a half turn reads and writes what no turn does, only in another order
+            (t_half, t_memcpy, _), (t_none, _, _) = turns[180], turns[0]
+            rows.append(
+                (
+                    f"present rotate=180 1080p -> {fmt_name} ({mode}, both {cache})",
+                    t_half,
+                    f"{t_half / t_none:.2f}x rotate=0 ({t_half / t_memcpy:.2f}x memcpy)",
+                    "<= 1.3x",
+                    t_half / t_none <= 1.3,
+                )
             )
-            rows += against_memcpy(
-                f"present rotate={rotate} 1080p -> {fmt_name} ({mode}, both {cache})",
-                (t, t_memcpy, best),
-                turned_limits[fmt_name],
-                f"{turned_limits[fmt_name]:.0f}",
-                f"{fmt_name} frame (same rounds, {cache})",
-            )
-        # a half turn reads and writes what no turn does, only in another order
-        t_half, t_memcpy, mode, _ = bench_present(fmt_name, frames, args.repeats, "auto", rotate=180)
-        t_none, t_memcpy0, _, _ = bench_present(fmt_name, frames, args.repeats, "auto")
-        ratio = (t_half / t_memcpy) / (t_none / t_memcpy0)
-        rows.append(
-            (
-                f"present rotate=180 1080p -> {fmt_name} ({mode})",
-                t_half,
-                f"{ratio:.2f}x rotate=0 ({t_half / t_memcpy:.2f}x memcpy)",
-                "<= 1.3x",
-                ratio <= 1.3,
-            )
-        )
+            rows.append((f"  memcpy of a 1080p {fmt_name} frame (same rounds, {cache})", t_memcpy, "1.00x", "", None))
 
     if not args.no_luma:
         t_luma = bench_luma(frames[0], repeats=3)

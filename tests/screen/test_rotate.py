@@ -292,6 +292,31 @@ def test_rotate_pack_of_a_large_frame_into_a_bordered_panel(fmt, width, turn):
     assert (out[border] == 0x5A).all()
 
 
+@pytest.mark.parametrize("fmt", ["XRGB8888", "RGB565", "BGR565", "ARGB1555"])
+@pytest.mark.parametrize("turn", [1, 2, 3])
+@pytest.mark.parametrize("shape", [(1, 1), (1, 40), (40, 1), (8, 8), (8, 24), (24, 8), (16, 17), (23, 9), (41, 66)])
+def test_rotate_pack_of_small_and_ragged_blocks(fmt, turn, shape):
+    """Blocks of one pixel, one 8x8 block, one band of blocks, and sides that are not
+    multiples of 8 or 16 (vector blocks plus plain loops around them) turn exactly as
+    np.rot90 clockwise, writing nothing around their place."""
+    pf = fbgfx.PixelFormat.from_name(fmt)
+    h, w = shape
+    rng = np.random.default_rng(h * 100 + w + turn)
+    for step in (3, 4):
+        padded = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
+        rgb = padded[..., :3] if step == 4 else np.ascontiguousarray(padded[..., :3])
+        want = np.rot90(pf.pack(np.ascontiguousarray(rgb)), -turn)
+        out = np.full((want.shape[0] + 2, want.shape[1] + 3), 0x5A, pf.dtype)  # a border to check
+        inner = out[1:-1, 1:-2]
+        spec = _transfer._pack_spec(pf)
+        rc = lib.rotate_pack(_ptr(rgb), rgb.strides[0], step, _ptr(inner), inner.strides[0], w, h, turn, spec)
+        assert rc == 0
+        assert (inner == want).all(), step
+        border = np.ones(out.shape, bool)
+        border[1:-1, 1:-2] = False
+        assert (out[border] == 0x5A).all(), step
+
+
 def test_kernels_refuse_bad_arguments():
     """The kernels return -EINVAL for a turn, pixel size or step they do not take."""
     buf = np.zeros((4, 4, 4), np.uint8)
