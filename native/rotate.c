@@ -78,6 +78,25 @@ typedef struct {
 } rotate_px24;
 ROTATE_TILE_FN(rotate_tile_24, rotate_px24)
 
+/* Where the tile at (tx, ty) of a width x height block lands: the offset of its
+ * turned top-left pixel from dst. */
+ROTATE_INLINE ptrdiff_t rotate_place(int tx, int ty, int tw, int th, int width, int height, int turn,
+                                     ptrdiff_t ds, int bytes)
+{
+    int x, y;
+    if (turn == 1) {
+        x = height - ty - th;
+        y = tx;
+    } else if (turn == 3) {
+        x = ty;
+        y = width - tx - tw;
+    } else {
+        x = width - tx - tw;
+        y = height - ty - th;
+    }
+    return (ptrdiff_t)y * ds + (ptrdiff_t)x * bytes;
+}
+
 /* ---- x86-64: 8x8 blocks turned in registers ----------------------------------------
  * A quarter turn is a transpose with the rows (turn 1) or the output rows (turn 3)
  * taken in reverse order. The scalar tiles above read a column per panel row (one
@@ -140,30 +159,29 @@ __attribute__((target("avx2"), always_inline)) static inline void rotate_t8x8_32
     }
 }
 
+/* One 8x8 block of 32-bit pixels turned by 1 or 3: s is its top-left pixel in the frame,
+ * d the top-left of its turned place. Turn 1 takes the rows bottom up (panel rows read
+ * the columns upwards); turned by 3, column c is the place's row 7 - c. */
+__attribute__((target("avx2"), always_inline)) static inline void
+rotate_avx2_8x8_32(const uint8_t *s, ptrdiff_t ss, uint8_t *d, ptrdiff_t ds, int turn)
+{
+    __m256i r[8];
+    for (int k = 0; k < 8; k++)
+        r[k] = _mm256_loadu_si256((const __m256i *)(s + (ptrdiff_t)(turn == 1 ? 7 - k : k) * ss));
+    rotate_t8x8_32(r);
+    for (int c = 0; c < 8; c++)
+        _mm256_storeu_si256((__m256i *)(d + (ptrdiff_t)(turn == 1 ? c : 7 - c) * ds), r[c]);
+}
+
 /* A tile of 32-bit pixels turned by 1 or 3, tw and th multiples of 8. */
 __attribute__((target("avx2"))) static void
 rotate_avx2_tile_32(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, int tw, int th, int turn)
 {
-    __m256i r[8];
     for (int bx = 0; bx < tw; bx += 8) { /* panel rows fill left to right */
         for (int j = 0; j < th; j += 8) {
             const int by = turn == 1 ? th - 8 - j : j;
-            const uint8_t *s = src + (ptrdiff_t)by * ss + (ptrdiff_t)bx * 4;
-            if (turn == 1) { /* bottom row first: panel rows read the column upwards */
-                for (int k = 0; k < 8; k++)
-                    r[k] = _mm256_loadu_si256((const __m256i *)(s + (ptrdiff_t)(7 - k) * ss));
-                rotate_t8x8_32(r);
-                uint8_t *d = dst + (ptrdiff_t)bx * ds + (ptrdiff_t)(th - 8 - by) * 4;
-                for (int c = 0; c < 8; c++)
-                    _mm256_storeu_si256((__m256i *)(d + (ptrdiff_t)c * ds), r[c]);
-            } else { /* column c goes to panel row tw - 1 - (bx + c) */
-                for (int k = 0; k < 8; k++)
-                    r[k] = _mm256_loadu_si256((const __m256i *)(s + (ptrdiff_t)k * ss));
-                rotate_t8x8_32(r);
-                uint8_t *d = dst + (ptrdiff_t)(tw - 1 - bx) * ds + (ptrdiff_t)by * 4;
-                for (int c = 0; c < 8; c++)
-                    _mm256_storeu_si256((__m256i *)(d - (ptrdiff_t)c * ds), r[c]);
-            }
+            rotate_avx2_8x8_32(src + (ptrdiff_t)by * ss + (ptrdiff_t)bx * 4, ss,
+                               dst + rotate_place(bx, by, 8, 8, tw, th, turn, ds, 4), ds, turn);
         }
     }
 }
@@ -188,33 +206,56 @@ static inline void rotate_t8x8_16(__m128i r[8])
     }
 }
 
+/* One 8x8 block of 16-bit pixels turned by 1 or 3, as rotate_avx2_8x8_32. */
+static inline void rotate_sse2_8x8_16(const uint8_t *s, ptrdiff_t ss, uint8_t *d, ptrdiff_t ds, int turn)
+{
+    __m128i r[8];
+    for (int k = 0; k < 8; k++)
+        r[k] = _mm_loadu_si128((const __m128i *)(s + (ptrdiff_t)(turn == 1 ? 7 - k : k) * ss));
+    rotate_t8x8_16(r);
+    for (int c = 0; c < 8; c++)
+        _mm_storeu_si128((__m128i *)(d + (ptrdiff_t)(turn == 1 ? c : 7 - c) * ds), r[c]);
+}
+
 /* A tile of 16-bit pixels turned by 1 or 3, tw and th multiples of 8. */
 static void rotate_sse2_tile_16(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, int tw, int th,
                                 int turn)
 {
-    __m128i r[8];
     for (int bx = 0; bx < tw; bx += 8) { /* panel rows fill left to right */
         for (int j = 0; j < th; j += 8) {
             const int by = turn == 1 ? th - 8 - j : j;
-            const uint8_t *s = src + (ptrdiff_t)by * ss + (ptrdiff_t)bx * 2;
-            if (turn == 1) {
-                for (int k = 0; k < 8; k++)
-                    r[k] = _mm_loadu_si128((const __m128i *)(s + (ptrdiff_t)(7 - k) * ss));
-                rotate_t8x8_16(r);
-                uint8_t *d = dst + (ptrdiff_t)bx * ds + (ptrdiff_t)(th - 8 - by) * 2;
-                for (int c = 0; c < 8; c++)
-                    _mm_storeu_si128((__m128i *)(d + (ptrdiff_t)c * ds), r[c]);
-            } else {
-                for (int k = 0; k < 8; k++)
-                    r[k] = _mm_loadu_si128((const __m128i *)(s + (ptrdiff_t)k * ss));
-                rotate_t8x8_16(r);
-                uint8_t *d = dst + (ptrdiff_t)(tw - 1 - bx) * ds + (ptrdiff_t)by * 2;
-                for (int c = 0; c < 8; c++)
-                    _mm_storeu_si128((__m128i *)(d - (ptrdiff_t)c * ds), r[c]);
-            }
+            rotate_sse2_8x8_16(src + (ptrdiff_t)by * ss + (ptrdiff_t)bx * 2, ss,
+                               dst + rotate_place(bx, by, 8, 8, tw, th, turn, ds, 2), ds, turn);
         }
     }
 }
+
+/* The 8x8 blocks of [0, w8) x [0, h8) (multiples of 8) of a width x height block of
+ * 2 or 4 byte pixels turned by 1 or 3, in bands of ROTATE_BAND rows, the next band
+ * prefetched, as rotate_avx2_pack_blocks takes them (32x32 tiles read 32 rows at once:
+ * a whole RGB565 frame took twice as long). One prefetch a 64 bytes of a row. */
+#define ROTATE_COPY_BLOCKS(NAME, ATTR, BLOCK, BYTES)                                                         \
+    ATTR static void NAME(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, int width,           \
+                          int height, int turn, int w8, int h8)                                              \
+    {                                                                                                        \
+        for (int j = 0; j < h8; j += ROTATE_BAND) {                                                          \
+            const int by = turn == 1 ? h8 - ROTATE_BAND - j : j;                                             \
+            const int next = turn == 1 ? by - ROTATE_BAND : by + ROTATE_BAND;                                \
+            const int ahead = next >= 0 && next < h8;                                                        \
+            const uint8_t *pre = ahead ? src + (ptrdiff_t)next * ss : src;                                   \
+            for (int bx = 0; bx < w8; bx += 8) {                                                             \
+                if (ahead && (bx * BYTES) % 64 == 0)                                                         \
+                    for (int r = 0; r < ROTATE_BAND; r++)                                                    \
+                        _mm_prefetch((const char *)(pre + (ptrdiff_t)r * ss + (ptrdiff_t)bx * BYTES),        \
+                                     _MM_HINT_T0);                                                           \
+                BLOCK(src + (ptrdiff_t)by * ss + (ptrdiff_t)bx * BYTES, ss,                                  \
+                      dst + rotate_place(bx, by, 8, 8, width, height, turn, ds, BYTES), ds, turn);           \
+            }                                                                                                \
+        }                                                                                                    \
+    }
+
+ROTATE_COPY_BLOCKS(rotate_avx2_copy_blocks_32, __attribute__((target("avx2"))), rotate_avx2_8x8_32, 4)
+ROTATE_COPY_BLOCKS(rotate_sse2_copy_blocks_16, , rotate_sse2_8x8_16, 2)
 
 /* How rotate_avx2_pack_tile gets a channel into place. */
 enum rotate_kind { ROTATE_K_SHIFT, ROTATE_K_BYTES, ROTATE_K_565, ROTATE_K_BGR565 };
@@ -457,28 +498,24 @@ ROTATE_INLINE void rotate_tile(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, p
     }
 }
 
-/* Where the tile at (tx, ty) of a width x height block lands: the offset of its
- * turned top-left pixel from dst. */
-ROTATE_INLINE ptrdiff_t rotate_place(int tx, int ty, int tw, int th, int width, int height, int turn,
-                                     ptrdiff_t ds, int bytes)
-{
-    int x, y;
-    if (turn == 1) {
-        x = height - ty - th;
-        y = tx;
-    } else if (turn == 3) {
-        x = ty;
-        y = width - tx - tw;
-    } else {
-        x = width - tx - tw;
-        y = height - ty - th;
-    }
-    return (ptrdiff_t)y * ds + (ptrdiff_t)x * bytes;
-}
-
 static int rotate_args_ok(int width, int height, int turn)
 {
     return width >= 0 && height >= 0 && turn >= 1 && turn <= 3;
+}
+
+/* [x0, x1) x [y0, y1) of a width x height block of native pixels turned, tile by tile. */
+static void rotate_copy_part(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, int width,
+                             int height, int bytes, int turn, int x0, int y0, int x1, int y1)
+{
+    for (int ty = y0; ty < y1; ty += ROTATE_TILE) {
+        const int th = y1 - ty < ROTATE_TILE ? y1 - ty : ROTATE_TILE;
+        for (int tx = x0; tx < x1; tx += ROTATE_TILE) {
+            const int tw = x1 - tx < ROTATE_TILE ? x1 - tx : ROTATE_TILE;
+            rotate_tile(src + (ptrdiff_t)ty * ss + (ptrdiff_t)tx * bytes, ss,
+                        dst + rotate_place(tx, ty, tw, th, width, height, turn, ds, bytes), ds, tw, th, turn,
+                        bytes);
+        }
+    }
 }
 
 /* Copy a block of native pixels (`bytes` 1 to 4 a pixel) turned. */
@@ -487,15 +524,20 @@ FBGFX_HOT int rotate_copy(const uint8_t *src, ptrdiff_t src_stride, uint8_t *dst
 {
     if (!rotate_args_ok(width, height, turn) || bytes < 1 || bytes > 4)
         return -EINVAL;
-    for (int ty = 0; ty < height; ty += ROTATE_TILE) {
-        const int th = height - ty < ROTATE_TILE ? height - ty : ROTATE_TILE;
-        for (int tx = 0; tx < width; tx += ROTATE_TILE) {
-            const int tw = width - tx < ROTATE_TILE ? width - tx : ROTATE_TILE;
-            rotate_tile(src + (ptrdiff_t)ty * src_stride + (ptrdiff_t)tx * bytes, src_stride,
-                        dst + rotate_place(tx, ty, tw, th, width, height, turn, dst_stride, bytes),
-                        dst_stride, tw, th, turn, bytes);
-        }
+    int w8 = 0, h8 = 0; /* the part done in bands of 8x8 blocks */
+#ifdef ROTATE_X86
+    if (turn != 2 && ((bytes == 4 && rotate_have_avx2()) || (bytes == 2 && !rotate_plain_only()))) {
+        w8 = width / 8 * 8;
+        h8 = height / 8 * 8;
+        if (bytes == 4)
+            rotate_avx2_copy_blocks_32(src, src_stride, dst, dst_stride, width, height, turn, w8, h8);
+        else
+            rotate_sse2_copy_blocks_16(src, src_stride, dst, dst_stride, width, height, turn, w8, h8);
     }
+#endif
+    /* the rest: the columns right of the blocks, then the rows below them */
+    rotate_copy_part(src, src_stride, dst, dst_stride, width, height, bytes, turn, w8, 0, width, h8);
+    rotate_copy_part(src, src_stride, dst, dst_stride, width, height, bytes, turn, 0, h8, width, height);
     return 0;
 }
 

@@ -235,7 +235,9 @@ def _ptr(a: np.ndarray):
 
 @pytest.mark.parametrize("size", [1, 2, 3, 4])
 @pytest.mark.parametrize("turn", [1, 2, 3])
-@pytest.mark.parametrize("shape", [(1, 1), (5, 70), (33, 31), (64, 96)])
+@pytest.mark.parametrize(
+    "shape", [(1, 1), (1, 40), (40, 1), (8, 8), (16, 9), (9, 16), (5, 70), (33, 31), (64, 96), (72, 24)]
+)
 def test_rotate_copy_matches_numpy_rot90(size, turn, shape):
     """rotate_copy turns blocks of 1 to 4 byte pixels exactly as np.rot90 clockwise, touching nothing around them."""
     rng = np.random.default_rng(turn * 10 + size)
