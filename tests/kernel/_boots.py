@@ -158,10 +158,11 @@ CONFIGS: dict[str, Config] = {
 class Guest:
     """A script run as root in a boot of ``config``, from this checkout.
 
-    By default the command is ``python tests/kernel/SCRIPT GUESTDIR ARGS...``; the
-    script asks the host for things by writing ``PREFIX-N`` files into GUESTDIR, which
-    ``handle`` carries out (``_host_link.HostLink`` is the guest's side), and records
-    its results in GUESTDIR/results.json.
+    By default it runs as ``python tests/kernel/SCRIPT GUESTDIR ARGS...`` would, forked
+    from the boot's one Python (``_guest_runner.py``, which has imported ``preload``
+    already); the script asks the host for things by writing ``PREFIX-N`` files into
+    GUESTDIR, which ``handle`` carries out (``_host_link.HostLink`` is the guest's
+    side), and records its results in GUESTDIR/results.json.
     """
 
     name: str  # unique over all guests; also the name of its fixture (guest_fixture)
@@ -174,8 +175,12 @@ class Guest:
     prepare: tuple[str, ...] = ()
     # Host side before the boot, given GUESTDIR (make a video file the guest plays, say).
     before: Callable[[Path], None] | None = None
-    # The whole command instead of ``script``: given GUESTDIR, a shell command.
-    command: Callable[[Path], str] | None = None
+    # The whole command instead of ``script``: given GUESTDIR, the arguments of ``python``
+    # (a script's path or ``-m MODULE``, then its own) and the environment it adds.
+    command: Callable[[Path], tuple[list[str], dict[str, str]]] | None = None
+    # Modules the boot's Python imports before it forks the guests (each imports them
+    # once per boot, not once per guest).
+    preload: tuple[str, ...] = ("fbgfx", "PIL.Image", "_host_link")
     # Lower runs earlier in the boot (a guest that unplugs a device the others use: last).
     order: int = 50
     # Why this machine cannot run it (a module not built, say), or None: it is then
@@ -185,10 +190,20 @@ class Guest:
     # Lines for the run's summary, given GUESTDIR after the boot (counts of its results).
     report: Callable[[Path], list[str]] | None = None
 
-    def shell(self, gdir: Path) -> str:
+    def plan(self, gdir: Path, outdir: Path) -> dict[str, Any]:
+        """What _guest_runner.py runs for this guest in the boot whose directory is ``outdir``."""
         if self.command is not None:
-            return self.command(gdir)
-        return guest_python(f"tests/kernel/{self.script}", gdir, *self.args)
+            argv, env = self.command(gdir)
+        else:
+            argv, env = [f"tests/kernel/{self.script}", str(gdir), *self.args], {}
+        return {
+            "name": self.name,
+            "dir": str(gdir),
+            "argv": argv,
+            "env": env,
+            "prepare": [line.format(outdir=outdir, gdir=gdir) for line in self.prepare],
+            "timeout": self.timeout,
+        }
 
 
 GUESTS: dict[str, Guest] = {}
@@ -321,22 +336,23 @@ def guest_results(run: GuestRun) -> dict[str, Any]:
 
 
 def boot_script(outdir: Path, config: Config, guests: Sequence[Guest]) -> list[str]:
-    """The guest's shell script: the configuration's ``prepare``, then each guest in turn
-    under its time limit, its output, exit status and uptimes in its directory."""
+    """The guest's shell script: the configuration's ``prepare``, then one Python
+    (``_guest_runner.py``) that runs each guest in turn under its time limit, its
+    output, exit status and uptimes in its directory; the plan it follows goes into
+    ``outdir/guests.json``."""
     up = "cut -d' ' -f1 /proc/uptime"
+    plan = {
+        "preload": list(dict.fromkeys(m for g in guests for m in g.preload)),
+        "guests": [g.plan(outdir / g.name, outdir) for g in guests],
+    }
+    (outdir / "guests.json").write_text(json.dumps(plan, indent=1))
     lines = [f"{up} >>{outdir}/uptime.txt"]
     lines += [line.format(outdir=outdir) for line in config.prepare]
     lines += [f"{up} >>{outdir}/uptime.txt", f"cd {shlex.quote(str(REPO))}"]
-    for guest in guests:
-        gdir = outdir / guest.name
-        lines.append(f"{up} >{gdir}/uptime.txt")
-        lines += [line.format(outdir=outdir, gdir=gdir) for line in guest.prepare]
-        lines += [
-            f"timeout -k 10 {int(guest.timeout)} {guest.shell(gdir)} "
-            f">{gdir}/guest-stdout.txt 2>{gdir}/guest-stderr.txt",
-            f"echo $? >{gdir}/guest-rc",
-            f"{up} >>{gdir}/uptime.txt",
-        ]
+    lines.append(
+        f"{guest_python('tests/kernel/_guest_runner.py', outdir / 'guests.json')} "
+        f">{outdir}/runner-stdout.txt 2>{outdir}/runner-stderr.txt"
+    )
     lines += [f"{up} >>{outdir}/uptime.txt", f"dmesg >{outdir}/dmesg.txt"]
     return lines
 

@@ -14,9 +14,9 @@ does on the device.
 ``SystemExit`` and ``KeyboardInterrupt`` (death by SIGINT) give it in a real interpreter,
 after the ``atexit`` functions. ``cli(*argv)`` is ``python -m fbgfx ARGV``,
 ``script(path, *argv)`` is ``python PATH ARGV``. Each takes Popen's choices the guests
-need: ``stdin=True`` (a pipe to the child, else /dev/null), ``stderr=PATH`` (a file, read
-while the child runs, else a pipe), ``env`` (added to the child's environment) and
-``new_session``.
+need: ``stdin=True`` (a pipe to the child; ``None``: this process's own stdin; else
+/dev/null), ``stdout=PATH`` and ``stderr=PATH`` (files, read while the child runs, else
+pipes), ``env`` (added to the child's environment) and ``new_session``.
 """
 
 from __future__ import annotations
@@ -41,9 +41,10 @@ class Child:
     """A forked child with the parts of :class:`subprocess.Popen` the guests use: ``pid``,
     ``stdout`` and ``stderr`` (text pipes), ``returncode`` (``-N`` after signal N),
     ``poll``, ``wait``, ``communicate``, ``send_signal``, ``terminate``, ``kill``; ``stdin``
-    (a text pipe) with ``stdin=True``, no ``stderr`` pipe with ``stderr=PATH``."""
+    (a text pipe) with ``stdin=True``, no ``stdout`` or ``stderr`` pipe with ``stdout=PATH``
+    or ``stderr=PATH``."""
 
-    def __init__(self, pid: int, stdin: IO[str] | None, stdout: IO[str], stderr: IO[str] | None) -> None:
+    def __init__(self, pid: int, stdin: IO[str] | None, stdout: IO[str] | None, stderr: IO[str] | None) -> None:
         self.pid = pid
         self.stdin = stdin
         self.stdout = stdout
@@ -86,7 +87,8 @@ class Child:
                     else:
                         sel.unregister(key.fileobj)
         self.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
-        return "".join(chunks[self.stdout]), "".join(chunks.get(self.stderr, []) if self.stderr else [])
+        out = chunks.get(self.stdout, []) if self.stdout else []
+        return "".join(out), "".join(chunks.get(self.stderr, []) if self.stderr else [])
 
     def send_signal(self, signum: int) -> None:
         if self.poll() is None:
@@ -102,7 +104,8 @@ class Child:
 def fork(
     fn: Callable[..., Any],
     *args: Any,
-    stdin: bool = False,
+    stdin: bool | None = False,
+    stdout: Path | None = None,
     stderr: Path | None = None,
     env: Mapping[str, str] | None = None,
     new_session: bool = False,
@@ -111,9 +114,12 @@ def fork(
     others = [t.name for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon]
     if others:  # their locks would stay taken in the child
         raise RuntimeError(f"fork with other threads running: {others}")
-    in_r, in_w = os.pipe() if stdin else (os.open(os.devnull, os.O_RDONLY), -1)
-    out_r, out_w = os.pipe()
-    err_r, err_w = (-1, os.open(stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)) if stderr else os.pipe()
+    if stdin is None:  # this process's own, as a child started by a shell gets it
+        in_r, in_w = os.dup(0), -1
+    else:
+        in_r, in_w = os.pipe() if stdin else (os.open(os.devnull, os.O_RDONLY), -1)
+    out_r, out_w = (-1, _create(stdout)) if stdout else os.pipe()
+    err_r, err_w = (-1, _create(stderr)) if stderr else os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -124,9 +130,14 @@ def fork(
     return Child(
         pid,
         open(in_w, "w", buffering=1, encoding="utf-8") if stdin else None,
-        open(out_r, encoding="utf-8", errors="replace"),
+        open(out_r, encoding="utf-8", errors="replace") if out_r >= 0 else None,
         open(err_r, encoding="utf-8", errors="replace") if err_r >= 0 else None,
     )
+
+
+def _create(path: Path) -> int:
+    """A descriptor writing ``path`` from its start (a new file, or the old one emptied)."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
 
 
 def cli(*argv: str, **options: Any) -> Child:

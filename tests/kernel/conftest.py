@@ -147,22 +147,21 @@ def warm_guest_bytecode() -> None:
         )
 
 
-def display_command(boot: str) -> Callable[[Path], str]:
+def display_command(boot: str) -> Callable[[Path], tuple[list[str], dict[str, str]]]:
     """The display suite's guest command for ``boot``: pytest over tests/kernel/guest on
-    the boot's setups, its JUnit report into the guest's directory."""
+    the boot's setups, its JUnit report into the guest's directory (``python`` arguments
+    and environment, for _guest_runner.py)."""
 
-    def command(gdir: Path) -> str:
+    def command(gdir: Path) -> tuple[list[str], dict[str, str]]:
         guest_env = {
             "FBGFX_IN_GUEST": "1",
             "FBGFX_SETUPS": ",".join(f"{name}={dev}" for name, dev in DISPLAY_BOOTS[boot].items()),
             "FBGFX_RWDIR": str(gdir),
-            "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONUNBUFFERED": "1",
             # Scanning every installed distribution for plugins costs seconds under TCG.
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         }
         guest_pytest = [
-            sys.executable,
             "-m",
             "pytest",
             "tests/kernel/guest",
@@ -177,8 +176,7 @@ def display_command(boot: str) -> Callable[[Path], str]:
             "junit_family=xunit1",
             *shlex.split(os.environ.get("FBGFX_GUEST_PYTEST_ARGS", "")),
         ]
-        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in guest_env.items())
-        return f"env {env} {shlex.join(guest_pytest)}"
+        return guest_pytest, guest_env
 
     return command
 
@@ -213,6 +211,7 @@ for _boot in DISPLAY_BOOTS:
             before=lambda _gdir: warm_guest_bytecode(),
             report=_display_report(_boot),
             order=10,
+            preload=("pytest", "fbgfx", "numpy"),
         )
     )
 

@@ -135,3 +135,21 @@ def test_the_parents_temporary_directory_outlives_the_child() -> None:
         child = _forked.fork(lambda: None)
         assert child.wait(60) == 0
         assert os.path.isdir(tmp)
+
+
+def test_stdout_into_a_file_and_the_parents_stdin(tmp_path) -> None:
+    """stdout=PATH: the child's output in that file (no pipe); stdin=None: the parent's own
+    stdin, as a child started by a shell gets it (how _guest_runner.py starts guests)."""
+    out = tmp_path / "stdout.txt"
+    saved = os.dup(0)
+    r, w = os.pipe()
+    try:
+        os.dup2(r, 0)  # this process's stdin, for the test: a pipe holding one line
+        os.write(w, b"from the parent's stdin\n")
+        child = _forked.fork(lambda: print(sys.stdin.readline().upper(), end=""), stdin=None, stdout=out)
+    finally:
+        os.dup2(saved, 0)
+        for fd in (saved, r, w):
+            os.close(fd)
+    assert child.stdout is None and child.wait(60) == 0
+    assert out.read_text() == "FROM THE PARENT'S STDIN\n"
