@@ -28,11 +28,15 @@ from support.video_media import TONE_HZ, make_video, quadrant_colors  # noqa: E4
 SECONDS = 3
 
 
-def _make_movie(gdir: Path) -> None:
+def _make_movies(gdir: Path) -> None:
+    """movie.mp4 for drm: (real time, every frame shown or dropped); movie-fb0.mp4, the
+    same seconds at 2 frames a second, for /dev/fb0 (played twice as fast as it decodes:
+    each frame is scaled to 1067x800 under TCG, the last second is what is checked)."""
     make_video(gdir / "movie.mp4", seconds=SECONDS, fps=10, size=(320, 240), tone=True)
+    make_video(gdir / "movie-fb0.mp4", seconds=SECONDS, fps=2, size=(320, 240), tone=True)
 
 
-video_vm = guest_fixture(Guest("video_vm", config="std", script="video_guest.py", before=_make_movie))
+video_vm = guest_fixture(Guest("video_vm", config="std", script="video_guest.py", before=_make_movies))
 
 
 def _wav(video_vm: dict[str, Any]) -> Path:

@@ -2,7 +2,8 @@
 its sound through snd-hda-intel, and ask the host for a screendump after each.
 
 Run as root inside the VM: ``python video_guest.py RWDIR``. RWDIR holds the video the
-host made (``movie.mp4``: quadrants changing every second and a 440 Hz tone) and gets
+host made (``movie.mp4``: quadrants changing every second and a 440 Hz tone, and
+``movie-fb0.mp4``, the same at 2 frames a second for /dev/fb0) and gets
 ``results.json`` (see _host_link.HostLink) and the screendumps.
 """
 
@@ -37,6 +38,7 @@ def colors_at(picture: np.ndarray) -> dict[str, list[int]]:
 def run(link: HostLink) -> None:
     """Play the video both ways, each a step in results.json."""
     movie = str(link.rwdir / "movie.mp4")
+    movie_fb0 = str(link.rwdir / "movie-fb0.mp4")
     link.results["sound_card"] = os.path.exists("/dev/snd/pcmC0D0p")
     link.results["fb0"] = os.path.exists("/dev/fb0")
     link.save()
@@ -46,11 +48,11 @@ def run(link: HostLink) -> None:
         """The command line onto /dev/fb0 (bochs' fbdev emulation) as fast as it decodes;
         then screen.play there, and the screendump while the Screen is open."""
         start = time.monotonic()
-        cli = _forked.cli("play", movie, "-d", "/dev/fb0", "--fps", "0", "--no-audio", "--stats")
+        cli = _forked.cli("play", movie_fb0, "-d", "/dev/fb0", "--fps", "0", "--no-audio", "--stats")
         _, stderr = cli.communicate(timeout=300)
         seconds = time.monotonic() - start
         with fbgfx.open("/dev/fb0") as fb, fb.screen() as screen:
-            played = screen.play(movie, fps=0, audio=False)
+            played = screen.play(movie_fb0, fps=0, audio=False)
             picture = link.screendump("fb0")
             memory = np.asarray(fb.snapshot().convert("RGB"))
             size = fb.width, fb.height
