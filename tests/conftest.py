@@ -51,13 +51,14 @@ def _plugin_installed() -> bool:
     return any(ep.name == "fbgfx" for ep in group)
 
 
+IN_GUEST = os.environ.get("FBGFX_IN_GUEST") == "1"
+
 # pytester for the plugin's tests; the fbgfx_display fixture for the examples' tests, also from a checkout installed
-# before the plugin existed (whose metadata has no entry point for it).
-pytest_plugins = ["pytester"] + ([] if _plugin_installed() else ["pytest_fbgfx"])
+# before the plugin existed (whose metadata has no entry point for it). Neither in a kernel guest (tests/kernel/guest):
+# scanning every distribution's entry points costs seconds under TCG.
+pytest_plugins = [] if IN_GUEST else ["pytester"] + ([] if _plugin_installed() else ["pytest_fbgfx"])
 
 OpenVirtual = Callable[..., Framebuffer]
-
-IN_GUEST = os.environ.get("FBGFX_IN_GUEST") == "1"
 _PASSED = pytest.StashKey[bool]()
 
 
