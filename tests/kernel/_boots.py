@@ -120,18 +120,13 @@ CONFIGS: dict[str, Config] = {
         ),
         estimate=500,
     ),
-    # cirrus' DRM driver with fbdev emulation: 1024x768 RGB565.
+    # cirrus' DRM driver with fbdev emulation: 1024x768 RGB565; then the legacy cirrusfb
+    # driver in its place (cirrus unloaded, tests/kernel/conftest.py): 8 bpp palette, real
+    # mode switching.
     "cirrus": Config(
         qemu="-vga cirrus",
         prepare=("modprobe cirrus >>{outdir}/modprobe.txt 2>&1", wait_for("/dev/fb0")),
-        estimate=110,
-    ),
-    # The legacy cirrusfb driver (cirrus blacklisted): 8 bpp palette, real mode switching.
-    "cirrusfb": Config(
-        qemu="-vga cirrus",
-        append=("modprobe.blacklist=cirrus",),
-        prepare=("modprobe cirrusfb >>{outdir}/modprobe.txt 2>&1", wait_for("/dev/fb0")),
-        estimate=110,
+        estimate=200,
     ),
     # Three DRM cards without fbdev: cirrus, bochs and virtio-gpu, numbered in that order
     # (the layers' guest loads vkms as a fourth after the others: test_layers_vm.py).

@@ -27,7 +27,7 @@ from typing import Optional
 import pytest
 
 # tests/kernel is on sys.path (pytest puts a conftest's folder there)
-from _boots import GUESTS, Guest, finish_boots, guest_run, register, start_boots
+from _boots import GUESTS, Guest, finish_boots, guest_run, register, start_boots, wait_for
 from _vm import REPO, Qmp
 
 IN_GUEST = os.environ.get("FBGFX_IN_GUEST") == "1"
@@ -35,14 +35,26 @@ IN_GUEST = os.environ.get("FBGFX_IN_GUEST") == "1"
 if not IN_GUEST:
     collect_ignore = ["guest"]
 
-# The display suites' boots (configurations of _boots.CONFIGS) and the driver setups each
-# holds, by the device the setup's driver makes there.
+# The display suites (guest display_NAME) and the driver setups each holds, by the device
+# the setup's driver makes there.
 DISPLAY_BOOTS: dict[str, dict[str, str]] = {
     "std": {"bochs": "/dev/fb0", "vfb": "/dev/fb1"},
     "cirrus": {"cirrus": "/dev/fb0"},
     "cirrusfb": {"cirrusfb": "/dev/fb0"},
 }
 SETUP_BOOT = {setup: boot for boot, setups in DISPLAY_BOOTS.items() for setup in setups}
+# Which boot (configuration of _boots.CONFIGS) runs each suite, in which order, after which
+# guest shell lines: the legacy cirrusfb takes the Cirrus card over in the cirrus boot once
+# the DRM driver's suite is done (one boot for both, not one each).
+DISPLAY_CONFIG = {"std": "std", "cirrus": "cirrus", "cirrusfb": "cirrus"}
+DISPLAY_ORDER = {"cirrusfb": 20}
+DISPLAY_PREPARE: dict[str, tuple[str, ...]] = {
+    "cirrusfb": (
+        "rmmod cirrus >>{outdir}/modprobe.txt 2>&1",
+        "modprobe cirrusfb >>{outdir}/modprobe.txt 2>&1",
+        wait_for("/dev/fb0"),
+    ),
+}
 
 
 def screendump_shot(qmp: Qmp, req: Path) -> None:
@@ -204,13 +216,14 @@ for _boot in DISPLAY_BOOTS:
     register(
         Guest(
             f"display_{_boot}",
-            config=_boot,
+            config=DISPLAY_CONFIG[_boot],
+            prepare=DISPLAY_PREPARE.get(_boot, ()),
             command=display_command(_boot),
             handle=screendump_shot,
             prefix="req-",
             before=lambda _gdir: warm_guest_bytecode(),
             report=_display_report(_boot),
-            order=10,
+            order=DISPLAY_ORDER.get(_boot, 10),
             preload=("pytest", "fbgfx", "numpy"),
         )
     )
