@@ -149,6 +149,16 @@ CONFIGS: dict[str, Config] = {
 }
 
 
+# What every guest imports (the modules a guest's forked `fbgfx` commands import are
+# named by the guest: Guest(preload=PRELOAD + (...))).
+PRELOAD = ("fbgfx", "fbgfx.drm", "fbgfx.cli", "PIL.Image", "_host_link", "_forked")
+# PyAV and fbgfx's video player (the guests that play files: their import is the most
+# costly, and each forked `fbgfx play` would import them again).
+VIDEO = ("av", "fbgfx.video", "fbgfx.cli.play")
+KIOSK = ("fbgfx.kiosk.mirror", "fbgfx.kiosk.idle", "fbgfx.cli.idle", "fbgfx.cli.mirror", "fbgfx.touch")
+TOUCH = ("fbgfx.touch", "fbgfx.cli.touch")
+
+
 @dataclass(frozen=True)
 class Guest:
     """A script run as root in a boot of ``config``, from this checkout.
@@ -173,9 +183,10 @@ class Guest:
     # The whole command instead of ``script``: given GUESTDIR, the arguments of ``python``
     # (a script's path or ``-m MODULE``, then its own) and the environment it adds.
     command: Callable[[Path], tuple[list[str], dict[str, str]]] | None = None
-    # Modules the boot's Python imports before it forks the guests (each imports them
-    # once per boot, not once per guest).
-    preload: tuple[str, ...] = ("fbgfx", "PIL.Image", "_host_link")
+    # Modules the boot's Python imports before it forks the guests (imported once per
+    # boot, not once per guest, nor again in the programs a guest forks: fbgfx.cli's
+    # commands, say).
+    preload: tuple[str, ...] = PRELOAD
     # Lower runs earlier in the boot (a guest that unplugs a device the others use: last).
     order: int = 50
     # Why this machine cannot run it (a module not built, say), or None: it is then

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _boots import Guest, guest_fixture
+from _boots import KIOSK, PRELOAD, Guest, guest_fixture
 from _vm import Qmp, answer_screendump, guest_step
 
 pytestmark = pytest.mark.kernel
@@ -59,7 +59,9 @@ def _answer(qmp: Qmp, cmd: Path) -> None:
         answer_screendump(qmp, cmd)
 
 
-kiosk_vm = guest_fixture(Guest("kiosk_vm", config="std", script="kiosk_guest.py", handle=_answer, order=60))
+kiosk_vm = guest_fixture(
+    Guest("kiosk_vm", config="std", script="kiosk_guest.py", handle=_answer, order=60, preload=PRELOAD + KIOSK)
+)
 
 
 def _step(guest: dict[str, Any], name: str) -> dict[str, Any]:

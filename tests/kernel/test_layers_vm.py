@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from _boots import Guest, guest_fixture, vkms_missing, vkms_module
+from _boots import PRELOAD, VIDEO, Guest, guest_fixture, vkms_missing, vkms_module
 from _vm import guest_step
 
 pytestmark = pytest.mark.kernel
@@ -33,6 +33,7 @@ layers_vm = guest_fixture(
         config="drm",
         script="layers_guest.py",
         args=("vkms",),
+        preload=PRELOAD + VIDEO,
         before=_hand_over_vkms,
         missing=vkms_missing,
         # after the drm boot's other guests (which count three cards), vkms as a fourth
@@ -48,7 +49,9 @@ layers_vm = guest_fixture(
     )
 )
 
-layers_bochs_vm = guest_fixture(Guest("layers_bochs_vm", config="drm", script="layers_guest.py", args=("bochs",)))
+layers_bochs_vm = guest_fixture(
+    Guest("layers_bochs_vm", config="drm", script="layers_guest.py", args=("bochs",), preload=PRELOAD + VIDEO)
+)
 
 
 def test_vkms_is_atomic_and_lists_its_planes(layers_vm):

@@ -14,12 +14,14 @@ from __future__ import annotations
 import errno
 
 import pytest
-from _boots import Guest, guest_fixture
+from _boots import PRELOAD, Guest, guest_fixture
 from _vm import assert_shown, guest_step
 
 pytestmark = pytest.mark.kernel
 
-monitors_vm = guest_fixture(Guest("monitors_vm", config="monitors", script="monitors_guest.py"))
+monitors_vm = guest_fixture(
+    Guest("monitors_vm", config="monitors", script="monitors_guest.py", preload=PRELOAD + ("fbgfx.kiosk.mirror",))
+)
 
 
 def test_displays_lists_both_cards_connectors(monitors_vm):

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _boots import Guest, guest_fixture
+from _boots import PRELOAD, TOUCH, Guest, guest_fixture
 from _vm import Qmp, answer_screendump, guest_step
 
 pytestmark = pytest.mark.kernel
@@ -86,7 +86,7 @@ def _answer(qmp: Qmp, cmd: Path) -> None:
 
 touch_vm = guest_fixture(
     # Last in its boot: it unbinds the tablet's driver.
-    Guest("touch_vm", config="std", script="touch_guest.py", handle=_answer, order=90)
+    Guest("touch_vm", config="std", script="touch_guest.py", handle=_answer, order=90, preload=PRELOAD + TOUCH)
 )
 
 

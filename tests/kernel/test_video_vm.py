@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _boots import Guest, guest_fixture
+from _boots import PRELOAD, VIDEO, Guest, guest_fixture
 from _vm import guest_step
 
 pytestmark = pytest.mark.kernel
@@ -36,7 +36,9 @@ def _make_movies(gdir: Path) -> None:
     make_video(gdir / "movie-fb0.mp4", seconds=SECONDS, fps=2, size=(320, 240), tone=True)
 
 
-video_vm = guest_fixture(Guest("video_vm", config="std", script="video_guest.py", before=_make_movies))
+video_vm = guest_fixture(
+    Guest("video_vm", config="std", script="video_guest.py", before=_make_movies, preload=PRELOAD + VIDEO)
+)
 
 
 def _wav(video_vm: dict[str, Any]) -> Path:
