@@ -17,11 +17,10 @@ import os
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from .._ffi import check, ffi, lib
+from .._ffi import ffi, lib
 from ..errors import FramebufferError
-from .card import Card, CardLike, DrmMode
+from .card import Card, CardLike, DrmMode, address
 
 __all__ = ["ATOMIC_ENV", "PLANE_TYPES", "Atomic", "Change", "PlaneInfo", "mode_blob", "plane_rect"]
 
@@ -97,23 +96,20 @@ class Atomic:
 
     # -- properties -------------------------------------------------------------------------------
 
-    def _ioctl(self, request: int, arg: Any, doing: str) -> None:
-        check(lib.fbgfx_drm_ioctl(self.card.fd, request, arg), doing, self.path)
-
     def values(self, obj_id: int, obj_type: int) -> dict[str, int]:
         """The current value of each property of an object, by name."""
         doing = "reading an object's properties (DRM_IOCTL_MODE_OBJ_GETPROPERTIES)"
         for _ in range(4):  # the count may grow between the two calls
             q = ffi.new("struct drm_mode_obj_get_properties *")
             q.obj_id, q.obj_type = obj_id, obj_type
-            self._ioctl(lib.DRM_IOCTL_MODE_OBJ_GETPROPERTIES, q, doing)
+            self.card.ioctl(lib.DRM_IOCTL_MODE_OBJ_GETPROPERTIES, q, doing)
             n = q.count_props
             ids = ffi.new("uint32_t[]", max(n, 1))
             vals = ffi.new("uint64_t[]", max(n, 1))
             q2 = ffi.new("struct drm_mode_obj_get_properties *")
             q2.obj_id, q2.obj_type, q2.count_props = obj_id, obj_type, n
-            q2.props_ptr, q2.prop_values_ptr = _addr(ids), _addr(vals)
-            self._ioctl(lib.DRM_IOCTL_MODE_OBJ_GETPROPERTIES, q2, doing)
+            q2.props_ptr, q2.prop_values_ptr = address(ids), address(vals)
+            self.card.ioctl(lib.DRM_IOCTL_MODE_OBJ_GETPROPERTIES, q2, doing)
             if q2.count_props <= n:
                 break
         props = self._props.get(obj_id)
@@ -131,7 +127,7 @@ class Atomic:
         doing = "reading a property (DRM_IOCTL_MODE_GETPROPERTY)"
         p = ffi.new("struct drm_mode_get_property *")
         p.prop_id = prop_id
-        self._ioctl(lib.DRM_IOCTL_MODE_GETPROPERTY, p, doing)
+        self.card.ioctl(lib.DRM_IOCTL_MODE_GETPROPERTY, p, doing)
         name = ffi.string(p.name).decode("ascii", "replace")
         enums: dict[str, int] = {}
         if p.flags & (lib.DRM_MODE_PROP_ENUM | lib.DRM_MODE_PROP_BITMASK) and p.count_enum_blobs:
@@ -139,9 +135,9 @@ class Atomic:
             table = ffi.new("struct drm_mode_property_enum[]", n)
             vals = ffi.new("uint64_t[]", max(p.count_values, 1))
             p2 = ffi.new("struct drm_mode_get_property *")
-            p2.prop_id, p2.count_enum_blobs, p2.enum_blob_ptr = prop_id, n, _addr(table)
-            p2.count_values, p2.values_ptr = p.count_values, _addr(vals)
-            self._ioctl(lib.DRM_IOCTL_MODE_GETPROPERTY, p2, doing)
+            p2.prop_id, p2.count_enum_blobs, p2.enum_blob_ptr = prop_id, n, address(table)
+            p2.count_values, p2.values_ptr = p.count_values, address(vals)
+            self.card.ioctl(lib.DRM_IOCTL_MODE_GETPROPERTY, p2, doing)
             for i in range(min(n, p2.count_enum_blobs)):
                 enums[ffi.string(table[i].name).decode("ascii", "replace")] = int(table[i].value)
         return _Property(prop_id, name, enums)
@@ -202,16 +198,16 @@ class Atomic:
     def create_blob(self, data: bytes) -> int:
         """A property blob holding ``data``; its id."""
         buf = ffi.from_buffer(data)
-        b = ffi.new("struct drm_mode_create_blob *")
-        b.data, b.length = _addr(ffi.cast("void *", buf)), len(data)
-        self._ioctl(lib.DRM_IOCTL_MODE_CREATEPROPBLOB, b, "creating a property blob (DRM_IOCTL_MODE_CREATEPROPBLOB)")
+        doing = "creating a property blob (DRM_IOCTL_MODE_CREATEPROPBLOB)"
+        b = self.card.call(
+            lib.DRM_IOCTL_MODE_CREATEPROPBLOB, "drm_mode_create_blob", doing, data=address(buf), length=len(data)
+        )
         return int(b.blob_id)
 
     def destroy_blob(self, blob_id: int) -> None:
         """Free a property blob (a CRTC using it keeps its copy)."""
-        b = ffi.new("struct drm_mode_destroy_blob *")
-        b.blob_id = blob_id
-        self._ioctl(lib.DRM_IOCTL_MODE_DESTROYPROPBLOB, b, "freeing a property blob (DRM_IOCTL_MODE_DESTROYPROPBLOB)")
+        doing = "freeing a property blob (DRM_IOCTL_MODE_DESTROYPROPBLOB)"
+        self.card.call(lib.DRM_IOCTL_MODE_DESTROYPROPBLOB, "drm_mode_destroy_blob", doing, blob_id=blob_id)
 
     def commit(
         self,
@@ -265,9 +261,9 @@ class Atomic:
             flags |= lib.DRM_MODE_ATOMIC_NONBLOCK | lib.DRM_MODE_PAGE_FLIP_EVENT
             a.user_data = event
         a.flags, a.count_objs = flags, len(objs)
-        a.objs_ptr, a.count_props_ptr = _addr(c_objs), _addr(c_counts)
-        a.props_ptr, a.prop_values_ptr = _addr(c_ids), _addr(c_vals)
-        self._ioctl(lib.DRM_IOCTL_MODE_ATOMIC, a, f"{doing} (DRM_IOCTL_MODE_ATOMIC)")
+        a.objs_ptr, a.count_props_ptr = address(c_objs), address(c_counts)
+        a.props_ptr, a.prop_values_ptr = address(c_ids), address(c_vals)
+        self.card.ioctl(lib.DRM_IOCTL_MODE_ATOMIC, a, f"{doing} (DRM_IOCTL_MODE_ATOMIC)")
 
     def refusal(self, changes: Iterable[Change], *, modeset: bool = False, doing: str = "a TEST_ONLY commit") -> str:
         """Why the driver would refuse ``changes`` ("" when it takes them), asked with
@@ -304,7 +300,3 @@ def plane_rect(x: int, y: int, w: int, h: int, sw: int, sh: int) -> dict[str, in
         "CRTC_W": w,
         "CRTC_H": h,
     }
-
-
-def _addr(cdata: Any) -> int:
-    return int(ffi.cast("uintptr_t", cdata))

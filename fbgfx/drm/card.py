@@ -412,8 +412,18 @@ class Card:
             os.close(self.fd)
             raise
 
-    def _ioctl(self, request: int, arg: Any, doing: str) -> None:
+    def ioctl(self, request: int, arg: Any, doing: str) -> None:
+        """The ioctl ``request`` on ``arg``; a failure raises, saying what it was ``doing``."""
         check(lib.fbgfx_drm_ioctl(self.fd, request, arg), doing, self.path)
+
+    def call(self, request: int, struct_name: str, doing: str, **fields: Any) -> Any:
+        """A new ``struct_name`` struct with ``fields`` set, passed to the ioctl
+        ``request``: the struct as the kernel filled it in."""
+        arg = ffi.new(f"struct {struct_name} *")
+        for name, value in fields.items():
+            setattr(arg, name, value)
+        self.ioctl(request, arg, doing)
+        return arg
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -426,14 +436,12 @@ class Card:
         v = ffi.new("struct drm_version *")
         name = ffi.new("char[]", _VERSION_NAME_LEN)
         v.name, v.name_len = name, _VERSION_NAME_LEN - 1
-        self._ioctl(lib.DRM_IOCTL_VERSION, v, "reading the driver name (DRM_IOCTL_VERSION)")
+        self.ioctl(lib.DRM_IOCTL_VERSION, v, "reading the driver name (DRM_IOCTL_VERSION)")
         driver: str = ffi.string(name).decode("ascii", "replace")
         return driver
 
     def get_cap(self, cap: int) -> int:
-        c = ffi.new("struct drm_get_cap *")
-        c.capability = cap
-        self._ioctl(lib.DRM_IOCTL_GET_CAP, c, "reading a capability (DRM_IOCTL_GET_CAP)")
+        c = self.call(lib.DRM_IOCTL_GET_CAP, "drm_get_cap", "reading a capability (DRM_IOCTL_GET_CAP)", capability=cap)
         return int(c.value)
 
     def set_client_cap(self, cap: int, value: int) -> bool:
@@ -442,10 +450,10 @@ class Card:
         return bool(lib.fbgfx_drm_ioctl(self.fd, lib.DRM_IOCTL_SET_CLIENT_CAP, c) == 0)
 
     def set_master(self) -> None:
-        self._ioctl(lib.DRM_IOCTL_SET_MASTER, ffi.NULL, "becoming DRM master (DRM_IOCTL_SET_MASTER)")
+        self.ioctl(lib.DRM_IOCTL_SET_MASTER, ffi.NULL, "becoming DRM master (DRM_IOCTL_SET_MASTER)")
 
     def drop_master(self) -> None:
-        self._ioctl(lib.DRM_IOCTL_DROP_MASTER, ffi.NULL, "dropping DRM master (DRM_IOCTL_DROP_MASTER)")
+        self.ioctl(lib.DRM_IOCTL_DROP_MASTER, ffi.NULL, "dropping DRM master (DRM_IOCTL_DROP_MASTER)")
 
     # -- mode objects
 
@@ -453,16 +461,20 @@ class Card:
         """(CRTC ids, connector ids, encoder ids), in the card's order."""
         doing = "reading the card's resources (DRM_IOCTL_MODE_GETRESOURCES)"
         for _ in range(5):  # the counts can change between the two calls (hotplug)
-            res = ffi.new("struct drm_mode_card_res *")
-            self._ioctl(lib.DRM_IOCTL_MODE_GETRESOURCES, res, doing)
+            res = self.call(lib.DRM_IOCTL_MODE_GETRESOURCES, "drm_mode_card_res", doing)
             counts = (res.count_crtcs, res.count_connectors, res.count_encoders)
             crtcs, conns, encs = (ffi.new("uint32_t[]", max(n, 1)) for n in counts)
-            res2 = ffi.new("struct drm_mode_card_res *")
-            res2.count_crtcs, res2.count_connectors, res2.count_encoders = counts
-            res2.crtc_id_ptr = _addr(crtcs)
-            res2.connector_id_ptr = _addr(conns)
-            res2.encoder_id_ptr = _addr(encs)
-            self._ioctl(lib.DRM_IOCTL_MODE_GETRESOURCES, res2, doing)
+            res2 = self.call(
+                lib.DRM_IOCTL_MODE_GETRESOURCES,
+                "drm_mode_card_res",
+                doing,
+                count_crtcs=counts[0],
+                count_connectors=counts[1],
+                count_encoders=counts[2],
+                crtc_id_ptr=address(crtcs),
+                connector_id_ptr=address(conns),
+                encoder_id_ptr=address(encs),
+            )
             if (res2.count_crtcs, res2.count_connectors, res2.count_encoders) == counts:
                 return (
                     [crtcs[i] for i in range(counts[0])],
@@ -484,16 +496,16 @@ class Card:
             c.connector_id = connector_id
             one = ffi.new("struct drm_mode_modeinfo[1]")
             if not probe:
-                c.count_modes, c.modes_ptr = 1, _addr(one)
-            self._ioctl(lib.DRM_IOCTL_MODE_GETCONNECTOR, c, doing)
+                c.count_modes, c.modes_ptr = 1, address(one)
+            self.ioctl(lib.DRM_IOCTL_MODE_GETCONNECTOR, c, doing)
             n_modes, n_encs = max(c.count_modes, 1), c.count_encoders
             modes = ffi.new("struct drm_mode_modeinfo[]", n_modes)
             encs = ffi.new("uint32_t[]", max(n_encs, 1))
             c2 = ffi.new("struct drm_mode_get_connector *")
             c2.connector_id = connector_id
-            c2.count_modes, c2.modes_ptr = n_modes, _addr(modes)
-            c2.count_encoders, c2.encoders_ptr = n_encs, _addr(encs)
-            self._ioctl(lib.DRM_IOCTL_MODE_GETCONNECTOR, c2, doing)
+            c2.count_modes, c2.modes_ptr = n_modes, address(modes)
+            c2.count_encoders, c2.encoders_ptr = n_encs, address(encs)
+            self.ioctl(lib.DRM_IOCTL_MODE_GETCONNECTOR, c2, doing)
             if c2.count_modes <= n_modes and c2.count_encoders == n_encs:
                 kind = CONNECTOR_TYPES[c2.connector_type] if c2.connector_type < len(CONNECTOR_TYPES) else "Unknown"
                 return Connector(
@@ -509,15 +521,14 @@ class Card:
         raise FramebufferError(errno.EAGAIN, doing + ": the connector kept changing", self.path)
 
     def encoder(self, encoder_id: int) -> Encoder:
-        e = ffi.new("struct drm_mode_get_encoder *")
-        e.encoder_id = encoder_id
-        self._ioctl(lib.DRM_IOCTL_MODE_GETENCODER, e, "reading an encoder (DRM_IOCTL_MODE_GETENCODER)")
+        doing = "reading an encoder (DRM_IOCTL_MODE_GETENCODER)"
+        e = self.call(lib.DRM_IOCTL_MODE_GETENCODER, "drm_mode_get_encoder", doing, encoder_id=encoder_id)
         return Encoder(encoder_id, e.crtc_id, e.possible_crtcs)
 
     def crtc(self, crtc_id: int) -> CrtcState:
-        c = ffi.new("struct drm_mode_crtc *")
-        c.crtc_id = crtc_id
-        self._ioctl(lib.DRM_IOCTL_MODE_GETCRTC, c, "reading a CRTC (DRM_IOCTL_MODE_GETCRTC)")
+        c = self.call(
+            lib.DRM_IOCTL_MODE_GETCRTC, "drm_mode_crtc", "reading a CRTC (DRM_IOCTL_MODE_GETCRTC)", crtc_id=crtc_id
+        )
         return CrtcState(crtc_id, c.fb_id, c.x, c.y, _mode_from_c(c.mode) if c.mode_valid else None)
 
     def set_crtc(
@@ -527,33 +538,41 @@ class Card:
         conns = ffi.new("uint32_t[]", list(connectors) or [0])
         c.crtc_id, c.fb_id, c.x, c.y = crtc_id, fb_id, x, y
         c.count_connectors = len(connectors)
-        c.set_connectors_ptr = _addr(conns) if connectors else 0
+        c.set_connectors_ptr = address(conns) if connectors else 0
         if mode is not None:
             c.mode_valid = 1
             _mode_to_c(mode, c.mode)
-        self._ioctl(lib.DRM_IOCTL_MODE_SETCRTC, c, "setting the CRTC (DRM_IOCTL_MODE_SETCRTC)")
+        self.ioctl(lib.DRM_IOCTL_MODE_SETCRTC, c, "setting the CRTC (DRM_IOCTL_MODE_SETCRTC)")
 
     def planes(self) -> list[Plane]:
         # Without this client cap the primary planes are hidden.
         self.set_client_cap(lib.DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1)
         doing = "reading the planes (DRM_IOCTL_MODE_GETPLANERESOURCES)"
-        res = ffi.new("struct drm_mode_get_plane_res *")
-        self._ioctl(lib.DRM_IOCTL_MODE_GETPLANERESOURCES, res, doing)
-        n = res.count_planes
+        n = self.call(lib.DRM_IOCTL_MODE_GETPLANERESOURCES, "drm_mode_get_plane_res", doing).count_planes
         ids = ffi.new("uint32_t[]", max(n, 1))
-        res2 = ffi.new("struct drm_mode_get_plane_res *")
-        res2.count_planes, res2.plane_id_ptr = n, _addr(ids)
-        self._ioctl(lib.DRM_IOCTL_MODE_GETPLANERESOURCES, res2, doing)
+        res = self.call(
+            lib.DRM_IOCTL_MODE_GETPLANERESOURCES,
+            "drm_mode_get_plane_res",
+            doing,
+            count_planes=n,
+            plane_id_ptr=address(ids),
+        )
         planes = []
-        for i in range(min(n, res2.count_planes)):
-            p = ffi.new("struct drm_mode_get_plane *")
-            p.plane_id = ids[i]
-            self._ioctl(lib.DRM_IOCTL_MODE_GETPLANE, p, "reading a plane (DRM_IOCTL_MODE_GETPLANE)")
-            fmts = ffi.new("uint32_t[]", max(p.count_format_types, 1))
-            p2 = ffi.new("struct drm_mode_get_plane *")
-            p2.plane_id, p2.count_format_types, p2.format_type_ptr = ids[i], p.count_format_types, _addr(fmts)
-            self._ioctl(lib.DRM_IOCTL_MODE_GETPLANE, p2, "reading a plane (DRM_IOCTL_MODE_GETPLANE)")
-            formats = tuple(fourcc_name(fmts[k]) for k in range(min(p.count_format_types, p2.count_format_types)))
+        for i in range(min(n, res.count_planes)):
+            doing = "reading a plane (DRM_IOCTL_MODE_GETPLANE)"
+            count = self.call(
+                lib.DRM_IOCTL_MODE_GETPLANE, "drm_mode_get_plane", doing, plane_id=ids[i]
+            ).count_format_types
+            fmts = ffi.new("uint32_t[]", max(count, 1))
+            p2 = self.call(
+                lib.DRM_IOCTL_MODE_GETPLANE,
+                "drm_mode_get_plane",
+                doing,
+                plane_id=ids[i],
+                count_format_types=count,
+                format_type_ptr=address(fmts),
+            )
+            formats = tuple(fourcc_name(fmts[k]) for k in range(min(count, p2.count_format_types)))
             planes.append(Plane(ids[i], p2.crtc_id, p2.fb_id, p2.possible_crtcs, formats))
         return planes
 
@@ -561,34 +580,30 @@ class Card:
 
     def create_dumb(self, width: int, height: int, bpp: int) -> tuple[int, int, int]:
         """(handle, pitch, size) of a new dumb buffer."""
-        d = ffi.new("struct drm_mode_create_dumb *")
-        d.width, d.height, d.bpp = width, height, bpp
-        self._ioctl(
-            lib.DRM_IOCTL_MODE_CREATE_DUMB, d, f"creating a {width}x{height} buffer (DRM_IOCTL_MODE_CREATE_DUMB)"
+        doing = f"creating a {width}x{height} buffer (DRM_IOCTL_MODE_CREATE_DUMB)"
+        d = self.call(
+            lib.DRM_IOCTL_MODE_CREATE_DUMB, "drm_mode_create_dumb", doing, width=width, height=height, bpp=bpp
         )
         return d.handle, d.pitch, int(d.size)
 
     def map_offset(self, handle: int) -> int:
-        m = ffi.new("struct drm_mode_map_dumb *")
-        m.handle = handle
-        self._ioctl(lib.DRM_IOCTL_MODE_MAP_DUMB, m, "preparing a buffer for mapping (DRM_IOCTL_MODE_MAP_DUMB)")
-        return int(m.offset)
+        doing = "preparing a buffer for mapping (DRM_IOCTL_MODE_MAP_DUMB)"
+        return int(self.call(lib.DRM_IOCTL_MODE_MAP_DUMB, "drm_mode_map_dumb", doing, handle=handle).offset)
 
     def destroy_dumb(self, handle: int) -> None:
-        d = ffi.new("struct drm_mode_destroy_dumb *")
-        d.handle = handle
-        self._ioctl(lib.DRM_IOCTL_MODE_DESTROY_DUMB, d, "freeing a buffer (DRM_IOCTL_MODE_DESTROY_DUMB)")
+        doing = "freeing a buffer (DRM_IOCTL_MODE_DESTROY_DUMB)"
+        self.call(lib.DRM_IOCTL_MODE_DESTROY_DUMB, "drm_mode_destroy_dumb", doing, handle=handle)
 
     def gem_close(self, handle: int) -> None:
-        g = ffi.new("struct drm_gem_close *")
-        g.handle = handle
-        self._ioctl(lib.DRM_IOCTL_GEM_CLOSE, g, "closing a buffer handle (DRM_IOCTL_GEM_CLOSE)")
+        self.call(
+            lib.DRM_IOCTL_GEM_CLOSE, "drm_gem_close", "closing a buffer handle (DRM_IOCTL_GEM_CLOSE)", handle=handle
+        )
 
     def add_fb2(self, width: int, height: int, code: str, handle: int, pitch: int, offset: int = 0) -> int:
         f = ffi.new("struct drm_mode_fb_cmd2 *")
         f.width, f.height, f.pixel_format = width, height, fourcc(code)
         f.handles[0], f.pitches[0], f.offsets[0] = handle, pitch, offset
-        self._ioctl(
+        self.ioctl(
             lib.DRM_IOCTL_MODE_ADDFB2, f, f"adding a {width}x{height} {code} framebuffer (DRM_IOCTL_MODE_ADDFB2)"
         )
         return int(f.fb_id)
@@ -600,14 +615,14 @@ class Card:
         f.width, f.height, f.pixel_format = width, height, fourcc(code)
         for i, (pitch, offset) in enumerate(planes):
             f.handles[i], f.pitches[i], f.offsets[i] = handle, pitch, offset
-        self._ioctl(
+        self.ioctl(
             lib.DRM_IOCTL_MODE_ADDFB2, f, f"adding a {width}x{height} {code} framebuffer (DRM_IOCTL_MODE_ADDFB2)"
         )
         return int(f.fb_id)
 
     def rm_fb(self, fb_id: int) -> None:
         i = ffi.new("unsigned int *", fb_id)
-        self._ioctl(lib.DRM_IOCTL_MODE_RMFB, i, "removing a framebuffer (DRM_IOCTL_MODE_RMFB)")
+        self.ioctl(lib.DRM_IOCTL_MODE_RMFB, i, "removing a framebuffer (DRM_IOCTL_MODE_RMFB)")
 
     def get_fb(self, fb_id: int) -> FbInfo:
         """A framebuffer's geometry and (for root or the master) a handle to its buffer."""
@@ -621,25 +636,35 @@ class Card:
         if rc not in (-errno.EINVAL, -errno.ENOTTY):
             check(rc, "reading the framebuffer on screen (DRM_IOCTL_MODE_GETFB2)", self.path)
         # GETFB2 is from Linux 5.7; GETFB knows depth and bpp only.
-        g = ffi.new("struct drm_mode_fb_cmd *")
-        g.fb_id = fb_id
-        self._ioctl(lib.DRM_IOCTL_MODE_GETFB, g, "reading the framebuffer on screen (DRM_IOCTL_MODE_GETFB)")
+        doing = "reading the framebuffer on screen (DRM_IOCTL_MODE_GETFB)"
+        g = self.call(lib.DRM_IOCTL_MODE_GETFB, "drm_mode_fb_cmd", doing, fb_id=fb_id)
         code = {(24, 32): "XR24", (32, 32): "AR24", (16, 16): "RG16"}.get((g.depth, g.bpp), "????")
         return FbInfo(fb_id, g.width, g.height, code, g.handle, g.pitch, 0)
 
     def page_flip(self, crtc_id: int, fb_id: int, user_data: int) -> None:
-        p = ffi.new("struct drm_mode_crtc_page_flip *")
-        p.crtc_id, p.fb_id, p.flags, p.user_data = crtc_id, fb_id, lib.DRM_MODE_PAGE_FLIP_EVENT, user_data
-        self._ioctl(lib.DRM_IOCTL_MODE_PAGE_FLIP, p, "flipping pages (DRM_IOCTL_MODE_PAGE_FLIP)")
+        self.call(
+            lib.DRM_IOCTL_MODE_PAGE_FLIP,
+            "drm_mode_crtc_page_flip",
+            "flipping pages (DRM_IOCTL_MODE_PAGE_FLIP)",
+            crtc_id=crtc_id,
+            fb_id=fb_id,
+            flags=lib.DRM_MODE_PAGE_FLIP_EVENT,
+            user_data=user_data,
+        )
 
     def dirty_fb(self, fb_id: int, rects: Sequence[tuple[int, int, int, int]]) -> None:
         """Tell the driver which rectangles (x0, y0, x1, y1; x1/y1 exclusive) changed."""
         clips = ffi.new("struct drm_clip_rect[]", max(len(rects), 1))
         for i, (x0, y0, x1, y1) in enumerate(rects):
             clips[i].x1, clips[i].y1, clips[i].x2, clips[i].y2 = x0, y0, x1, y1
-        d = ffi.new("struct drm_mode_fb_dirty_cmd *")
-        d.fb_id, d.num_clips, d.clips_ptr = fb_id, len(rects), _addr(clips) if rects else 0
-        self._ioctl(lib.DRM_IOCTL_MODE_DIRTYFB, d, "sending changed rectangles (DRM_IOCTL_MODE_DIRTYFB)")
+        self.call(
+            lib.DRM_IOCTL_MODE_DIRTYFB,
+            "drm_mode_fb_dirty_cmd",
+            "sending changed rectangles (DRM_IOCTL_MODE_DIRTYFB)",
+            fb_id=fb_id,
+            num_clips=len(rects),
+            clips_ptr=address(clips) if rects else 0,
+        )
 
     def wait_vblank(self, crtc_index: int) -> None:
         check(lib.fbgfx_drm_wait_vblank(self.fd, crtc_index), "waiting for vblank (DRM_IOCTL_WAIT_VBLANK)", self.path)
@@ -697,7 +722,8 @@ class Card:
             raise FramebufferError.from_errno(e.errno or errno.EIO, "mapping the buffer on screen", self.path) from None
 
 
-def _addr(cdata: Any) -> int:
+def address(cdata: Any) -> int:
+    """The address of ``cdata``, as the kernel's ``__u64`` pointer fields take it."""
     return int(ffi.cast("uintptr_t", cdata))
 
 
