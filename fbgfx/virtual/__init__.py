@@ -30,6 +30,7 @@ from ..backend import FbdevBackend
 from ..errors import FramebufferError, UnsupportedFormatError
 from ..pixelformat import FORMATS, PixelFormat
 from ..screeninfo import (
+    BITFIELD_NAMES,
     FB_ACTIVATE_TEST,
     FB_VISUAL_MONO10,
     FB_VISUAL_PSEUDOCOLOR,
@@ -51,6 +52,9 @@ __all__ = [
     "VirtualOptions",
     "parse_spec",
 ]
+
+#: What a mode change under ``modes="ignore"`` leaves as it was: the buffer's size and layout.
+_BUFFER_FIELDS = ("xres_virtual", "yres_virtual", "bits_per_pixel", *BITFIELD_NAMES)
 
 #: The layout a virtual device takes when a mode change asks for a new depth.
 DEFAULT_FORMAT_FOR_BPP = {32: "XRGB8888", 24: "RGB888", 16: "RGB565", 8: "C8", 4: "R4", 2: "R2", 1: "R1"}
@@ -366,15 +370,7 @@ class VirtualDevice(FbdevBackend):
             raise self._error(errno.EINVAL, "setting the mode (FBIOPUT_VSCREENINFO)")
         if changes_mode and self.options.modes == "ignore":
             # Accepted into var, but the buffer and what is shown stay as they were.
-            checked = checked.replace(
-                xres_virtual=cur.xres_virtual,
-                yres_virtual=cur.yres_virtual,
-                bits_per_pixel=cur.bits_per_pixel,
-                red=cur.red,
-                green=cur.green,
-                blue=cur.blue,
-                transp=cur.transp,
-            )
+            checked = checked.replace(**{name: getattr(cur, name) for name in _BUFFER_FIELDS})
             if not test:
                 self._var = checked
             return checked
