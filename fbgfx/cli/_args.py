@@ -11,7 +11,16 @@ from ..color import parse_color
 from ..screen import resolve_rotate
 from ._command import CliError
 
-__all__ = ["MAX_SIDE", "add_fit", "add_rotate", "parse_background", "parse_region", "parse_size", "seconds"]
+__all__ = [
+    "MAX_SIDE",
+    "add_duration",
+    "add_fit",
+    "add_rotate",
+    "parse_background",
+    "parse_region",
+    "parse_size",
+    "seconds",
+]
 
 
 # Most a caller would give as a screen or frame size; guards huge allocations from typos.
@@ -27,6 +36,15 @@ def seconds(text: str) -> float:
     if not value >= 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"seconds must be a finite number >= 0, got {text!r}")
     return value
+
+
+def add_duration(
+    parser: argparse.ArgumentParser,
+    text: str = "stop after S seconds (default: until Ctrl-C or SIGTERM)",
+    flag: str = "--duration",
+) -> None:
+    """``--duration S`` (or ``flag``): how long a command runs, in :func:`seconds`."""
+    parser.add_argument(flag, type=seconds, metavar="S", help=text)
 
 
 def add_rotate(parser: argparse.ArgumentParser) -> None:

@@ -18,7 +18,7 @@ from ..device import Framebuffer
 from ..errors import FramebufferError
 from ..screen import Screen
 from ..surface import Surface
-from ._args import add_rotate, seconds
+from ._args import add_duration, add_rotate
 from ._command import Command, Context
 from ._device import in_process_only, open_device, saved_screen
 
@@ -26,12 +26,7 @@ __all__ = ["COMMAND", "run_demo"]
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--seconds",
-        type=seconds,
-        metavar="N",
-        help="how long to run (default 10 on a screen, 2 on a virtual framebuffer)",
-    )
+    add_duration(parser, "how long to run (default 10 on a screen, 2 on a virtual framebuffer)", flag="--seconds")
     add_rotate(parser)
 
 

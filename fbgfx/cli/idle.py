@@ -12,7 +12,7 @@ import fbgfx
 from .._open import resolve
 from ..device import Framebuffer
 from ..kiosk.idle import Idle
-from ._args import seconds
+from ._args import add_duration, seconds
 from ._command import CliError, Command, Context
 from ._stop import stop_on_sigterm
 
@@ -54,9 +54,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="leave the display on when dark: backlight only (e.g. a display another program owns)",
     )
-    p.add_argument(
-        "--duration", type=seconds, metavar="S", help="stop after S seconds (default: until Ctrl-C or SIGTERM)"
-    )
+    add_duration(p)
 
 
 def _fraction(text: str) -> float:

@@ -9,7 +9,7 @@ import threading
 import fbgfx
 
 from ..kiosk.mirror import MIRROR_FITS, Mirror, MirrorStats
-from ._args import add_rotate, seconds
+from ._args import add_duration, add_rotate
 from ._command import CliError, Command, Context
 from ._stop import stop_on_sigterm
 
@@ -34,9 +34,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
         "--fps", type=_fps, metavar="N", help="looks a second (default: the source's refresh rate, at most 60)"
     )
     p.add_argument("--region", metavar="X0,Y0,X1,Y1", help="mirror only this rectangle of SOURCE (X1, Y1 exclusive)")
-    p.add_argument(
-        "--duration", type=seconds, metavar="S", help="stop after S seconds (default: until Ctrl-C or SIGTERM)"
-    )
+    add_duration(p)
     p.add_argument(
         "--stats", action="store_true", help="print frames mirrored and skipped, changed area and CPU every second"
     )

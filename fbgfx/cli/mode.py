@@ -13,7 +13,7 @@ from ..device import Framebuffer
 from ..modes import Timings, parse_mode
 from ..screen import resolve_rotate
 from ..screeninfo import describe_mode
-from ._args import add_rotate, seconds
+from ._args import add_duration, add_rotate
 from ._clock import now, wait_until
 from ._command import CliError, Command, Context
 from ._device import open_device, open_screen, save_screen
@@ -28,7 +28,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list", action="store_true", help="list the modes the system knows for this device")
     parser.add_argument("--test", action="store_true", help="ask the driver whether it takes MODE; change nothing")
     parser.add_argument("--keep", action="store_true", help="leave MODE set after exit")
-    parser.add_argument("--duration", type=seconds, metavar="S", help="preview for this many seconds, then restore")
+    add_duration(parser, "preview for this many seconds, then restore")
     add_rotate(parser)
 
 

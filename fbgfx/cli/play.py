@@ -13,7 +13,7 @@ from typing import Any
 from PIL import Image
 
 from ..screen import Screen
-from ._args import add_fit, add_rotate, parse_size, seconds
+from ._args import add_duration, add_fit, add_rotate, parse_size
 from ._box import in_layer, on_screen, parse_box
 from ._clock import now
 from ._command import CliError, Command, Context
@@ -54,7 +54,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     )
     add("--size", metavar="WxH", help="frame size of raw frames on stdin")
     add("--pix-fmt", metavar="FMT", help=f"pixel format of raw frames: {', '.join(_RAW_PIX_FMTS)} (default rgb24)")
-    add("--duration", type=seconds, metavar="S", help="stop after this many seconds")
+    add_duration(parser, "stop after this many seconds")
     add("--no-audio", dest="audio", action="store_false", help="play a video without its sound")
     add("--audio-device", default="default", metavar="NAME", help="ALSA device for the sound")
     hwdec = "auto: in hardware where a V4L2 decoder takes the codec, else software (default); none: software"

@@ -11,7 +11,7 @@ from typing import Callable
 from PIL import Image
 
 from ..screen import Screen
-from ._args import add_fit, add_rotate, parse_background, seconds
+from ._args import add_duration, add_fit, add_rotate, parse_background, seconds
 from ._clock import earlier, now, wait_until
 from ._command import Command, Context
 from ._device import open_device, saved_screen, screen_size
@@ -26,7 +26,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     add_rotate(parser)
     parser.add_argument("--delay", type=seconds, default=5.0, metavar="S", help="seconds per image (default 5)")
     parser.add_argument("--loop", action="store_true", help="start again after the last image")
-    parser.add_argument("--duration", type=seconds, metavar="S", help="exit after this many seconds")
+    add_duration(parser, "exit after this many seconds")
     parser.add_argument(
         "--background", default="black", metavar="COLOR", help="colour around and behind the picture (default black)"
     )

@@ -24,7 +24,7 @@ from .._open import resolve
 from ..drm import is_drm_spec
 from ..errors import FramebufferError, TouchError
 from ..touch import _evdev
-from ._args import seconds
+from ._args import add_duration
 from ._command import Command, Context
 from ._device import open_device
 from ._pictures import read_fifo
@@ -68,7 +68,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
         help="matrix for the printed events (default: $FBGFX_TOUCH_CALIBRATION)",
     )
     p.add_argument("--count", type=int, metavar="N", help="stop after printing N events")
-    p.add_argument("--seconds", type=seconds, metavar="S", help="stop after S seconds (default: until Ctrl-C)")
+    add_duration(p, "stop after S seconds (default: until Ctrl-C)", flag="--seconds")
 
 
 def run(args: argparse.Namespace, context: Context) -> int:
