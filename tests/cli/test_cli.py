@@ -517,14 +517,16 @@ def test_usage_errors_are_one_line(capsys):
         one_error_line(err)
 
 
-def wait_for_change(path, before, timeout=30):
-    """Wait until a file-backed framebuffer's bytes differ from `before`."""
+def wait_for_change(path, before, proc, timeout=300):
+    """Wait until a file-backed framebuffer's bytes differ from `before`; False when `proc`
+    ends first. The deadline is for a hung process only: a busy machine can take a minute
+    to start Python."""
     end = time.monotonic() + timeout
-    while time.monotonic() < end:
+    while proc.poll() is None and time.monotonic() < end:
         if path.exists() and path.read_bytes() != before:
             return True
         time.sleep(0.05)
-    return False
+    return path.exists() and path.read_bytes() != before
 
 
 @pytest.mark.parametrize("argv", [["show", "IMG"], ["mode", "64x48-32"]])
@@ -538,7 +540,7 @@ def test_ctrl_c_exits_130_and_restores(tmp_path, argv):
         [sys.executable, "-m", "fbgfx", *argv, "-d", spec], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     try:
-        assert wait_for_change(raw, b"\0" * (64 * 48 * 2 * 2)), proc.stderr.read() if proc.poll() else ""
+        assert wait_for_change(raw, b"\0" * (64 * 48 * 2 * 2), proc), proc.stderr.read()
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
     finally:
@@ -624,9 +626,9 @@ def test_ctrl_c_while_waiting_for_stdin(tmp_path):
     try:
         proc.stdin.write(raw_frames("rgb24", COLORS[:1]))
         proc.stdin.flush()  # one frame, then nothing: the producer stalls
-        assert wait_for_change(raw, b"\0" * (64 * 48 * 2 * 2))
+        assert wait_for_change(raw, b"\0" * (64 * 48 * 2 * 2), proc), proc.stderr.read()
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=30) == 130
+        assert proc.wait(timeout=300) == 130
         assert b"Traceback" not in proc.stderr.read()
     finally:
         if proc.poll() is None:
