@@ -386,14 +386,16 @@ class Screen(ClosesOnExit):
         threads: int | None = None,
         background: Any = "black",
     ) -> Played:
-        """Play video files (any container and codec FFmpeg reads; needs ``fbgfx[video]``).
+        """Play video files (any container and codec FFmpeg reads; needs ``fbgfx[video]``)
+        and animations (GIF, APNG, WebP: through Pillow, each frame as long as the file says).
 
         Frames are converted straight into the display's format at their shown size,
         shown at their timestamps (late ones dropped), with the file's sound through
         ALSA; files of a playlist and rounds of a loop follow each other without a gap.
 
         Args:
-            source: A path, an :class:`fbgfx.video.Video`, or a list of them (a playlist).
+            source: A path, an :class:`fbgfx.video.Video`, a frame source
+                (:class:`fbgfx.video.AnimationSource`, ...), or a list of them (a playlist).
             box: (x0, y0, x1, y1) to play in, x1 and y1 exclusive (default: the screen);
                 nothing outside it changes except what ``on_frame`` draws.
             fit: ``"fit"``, ``"fill"``, ``"stretch"`` or ``"center"``, as for :meth:`present`.
@@ -415,7 +417,7 @@ class Screen(ClosesOnExit):
             absolute value) in seconds (see :class:`fbgfx.video.Played`).
 
         Raises:
-            ImportError: PyAV is not installed.
+            ImportError: PyAV is not installed (and a file is not an animation Pillow reads).
             FileNotFoundError: No such file.
             fbgfx.VideoError: A file FFmpeg cannot play.
         """

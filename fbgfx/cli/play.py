@@ -10,8 +10,6 @@ import stat
 import sys
 from typing import Any
 
-from PIL import Image
-
 from ..screen import Screen
 from ._args import add_duration, add_fit, add_rotate, parse_size
 from ._box import in_layer, on_screen, parse_box
@@ -125,7 +123,7 @@ def _file_sources(video: Any, args: argparse.Namespace, stop: float | None) -> l
     for path in files:
         if _read_once(video, path):
             sources.append(path)  # the player waits for a FIFO's writer no longer than --duration
-        elif _is_picture(path):
+        elif _is_picture(video, path):
             with reading(path, "an image or animation"):
                 sources.append(video.AnimationSource(path, loop=args.loop))
         else:
@@ -154,17 +152,14 @@ def _read_once(video: Any, path: str) -> bool:
         return False
 
 
-def _is_picture(path: str) -> bool:
+def _is_picture(video: Any, path: str) -> bool:
     """True for a file Pillow reads as a picture or animation (GIF, APNG, WebP, ...)."""
     try:
-        with Image.open(path) as im:
-            return im.format != "MPEG"  # Pillow names MPEG files but cannot decode them
+        return bool(video.is_picture(path))
     except FileNotFoundError:
         raise CliError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise CliError(f"{path}: is a directory, not a video or animation") from None
-    except (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError):
-        return False
 
 
 def _raw_source(video: Any, args: argparse.Namespace) -> Any:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._frames import RAW_PIX_FMTS, AnimationSource, FileSource, Frame, FramePass, FrameSource, RawSource
+from ._frames import RAW_PIX_FMTS, AnimationSource, FileSource, Frame, FramePass, FrameSource, RawSource, is_picture
 from ._player import SETTLE, Played, Player, PlayOptions, Source
 from ._source import HWDEC, Video, import_av, is_url, open
 
@@ -41,6 +41,7 @@ __all__ = [
     "Source",
     "Video",
     "import_av",
+    "is_picture",
     "is_url",
     "open",
     "play",

@@ -16,10 +16,12 @@ The present loop (:mod:`fbgfx.video._player`) shows them all the same way.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import io
 import itertools
 import os
+import stat
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,9 +32,18 @@ from PIL import Image, ImageSequence
 
 from ..convert import from_native, has_alpha
 from ..pixelformat import FORMATS
-from ._source import Video
+from ._source import Video, is_url
 
-__all__ = ["RAW_PIX_FMTS", "AnimationSource", "FileSource", "Frame", "FramePass", "FrameSource", "RawSource"]
+__all__ = [
+    "RAW_PIX_FMTS",
+    "AnimationSource",
+    "FileSource",
+    "Frame",
+    "FramePass",
+    "FrameSource",
+    "RawSource",
+    "is_picture",
+]
 
 #: Raw pixel formats :class:`RawSource` reads, by ffmpeg's ``-pix_fmt`` name:
 #: (bytes per pixel, the fbgfx format of the same memory layout or None for plain RGB).
@@ -144,6 +155,29 @@ class _FilePass:
 # -- animations (Pillow) ----------------------------------------------------------------------------
 
 
+def is_picture(path: str) -> bool:
+    """True for a file Pillow reads as a picture or animation (GIF, APNG, WebP, PNG, ...):
+    :class:`AnimationSource` plays it, frames lasting what the file says. False for what
+    only FFmpeg reads, and for a FIFO or URL (probing would take the bytes the play needs).
+
+    Raises:
+        FileNotFoundError: No such file.
+        IsADirectoryError: A folder.
+    """
+    if is_url(path):
+        return False
+    mode = os.stat(path).st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if not stat.S_ISREG(mode):
+        return False
+    try:
+        with Image.open(path) as im:
+            return im.format != "MPEG"  # Pillow names MPEG files but cannot decode them
+    except (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError):
+        return False
+
+
 class AnimationSource:
     """An animated GIF/APNG/WebP (any picture Pillow reads: a still one is one frame).
 
@@ -197,7 +231,7 @@ class AnimationSource:
 
 
 class _AnimationPass:
-    video = None
+    video: Video | None = None
     live = False
 
     def __init__(
@@ -217,6 +251,7 @@ class _AnimationPass:
         kept: list[Frame] | None = [] if self._keep is not None else None
         size, t = 0, 0.0
         for picture in ImageSequence.Iterator(self._image):
+            picture.load()  # WebP gives a frame's duration when the frame is decoded
             duration = picture.info.get("duration") or 0
             period = duration / 1000 if duration > 10 else 0.1
             frame = Frame("rgb", _rgb(_bounded(picture, self._shown)), t, period)
@@ -327,7 +362,7 @@ class RawSource:
 
 
 class _RawPass:
-    video = None
+    video: Video | None = None
     live = True
 
     def __init__(self, source: RawSource) -> None:

@@ -29,7 +29,7 @@ from .. import convert
 from .._screen.fit import FITS, place
 from ..color import resolve
 from ._audio import AudioOut, open_audio
-from ._frames import FileSource, Frame, FramePass, FrameSource
+from ._frames import AnimationSource, FileSource, Frame, FramePass, FrameSource, is_picture
 from ._scale import Converter
 from ._source import HWDEC, Video
 from ._timeline import END, SEAM, Timeline
@@ -226,9 +226,12 @@ def _items(source: Source) -> list[Any]:
 
 
 def _as_source(item: Any, options: PlayOptions) -> FrameSource:
-    """A playlist item as a frame source: a path or a Video is a video file."""
+    """A playlist item as a frame source: a picture or animation through Pillow, any other
+    path or a Video through FFmpeg."""
     if isinstance(item, Video) and item.closed:
         raise ValueError(f"{item.path}: the Video is closed")
+    if isinstance(item, (str, os.PathLike)) and is_picture(os.fspath(item)):
+        return AnimationSource(os.fspath(item), loop=options.loop)
     if isinstance(item, (str, os.PathLike, Video)):
         return FileSource(item, options.hwdec, options.threads)
     if callable(getattr(item, "open", None)) and isinstance(getattr(item, "name", None), str):
@@ -358,7 +361,8 @@ class _Presenter:
 
 class _Painter:
     """Puts a frame on the screen: a video frame converted into the back buffer (in the
-    box, with bars and ``on_frame``) then flipped; an RGB frame through present()."""
+    box, with bars and ``on_frame``) then flipped; an RGB frame through present(), or
+    drawn into the box (with ``on_frame``) and flipped."""
 
     def __init__(self, player: Player) -> None:
         self.screen, self.options, self.box, self.background = (
@@ -372,6 +376,7 @@ class _Painter:
         self.prepared_for: Video | None = None
         self.layout: tuple[Converter, tuple[int, int, int, int]] | None = None
         self.rgb: Any = None
+        self.when = 0.0
         # One libswscale thread, set explicitly: sws_scale(), the call that writes into
         # memory fbgfx owns, converts in the calling thread whatever "threads" says
         # (measured: no gain); the concurrency is the decoder's frame threads working
@@ -381,7 +386,7 @@ class _Painter:
     def prepare(self, frame: Frame, pass_: FramePass | None, when: float) -> None:
         """Make ``frame`` the next picture (shown by :meth:`show`)."""
         if frame.kind == "rgb":
-            self.rgb = frame.data
+            self.rgb, self.when = frame.data, when
             return
         self.rgb = None
         video = pass_.video if pass_ is not None else None
@@ -398,7 +403,7 @@ class _Painter:
     def show(self) -> None:
         """Show the prepared picture."""
         if self.rgb is not None:
-            if self.box == (0, 0, self.screen.width, self.screen.height):
+            if self.options.on_frame is None and self.box == (0, 0, self.screen.width, self.screen.height):
                 self.screen.present(self.rgb, fit=self.options.fit, background=self.options.background)
             else:
                 self._present_in_box(self.rgb)
@@ -406,8 +411,8 @@ class _Painter:
             self.screen.flip()
 
     def _present_in_box(self, rgb: Any) -> None:
-        """An RGB frame (an animation's, raw frames') in the box, the rest of the screen
-        as it was."""
+        """An RGB frame (an animation's, raw frames') in the box, then ``on_frame``; the
+        rest of the screen as it was."""
         bx0, by0, bx1, by1 = self.box
         picture, x, y = place(rgb, bx1 - bx0, by1 - by0, self.options.fit)
         with self.screen.frame() as s:
@@ -415,6 +420,8 @@ class _Painter:
             if x > 0 or y > 0 or picture.shape[1] < bx1 - bx0 or picture.shape[0] < by1 - by0:
                 inside.clear(self.options.background)
             inside.blit(picture, (x, y), alpha=False)
+            if self.options.on_frame is not None:
+                self.options.on_frame(s, self.when)
 
     def _layout_for(self, video: Video) -> tuple[Converter, tuple[int, int, int, int]]:
         if video is not self.prepared_for or self.layout is None:

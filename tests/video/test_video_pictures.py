@@ -3,6 +3,7 @@ present() packs them, and anamorphic files at their display aspect."""
 
 from __future__ import annotations
 
+import os
 import platform
 from fractions import Fraction
 from pathlib import Path
@@ -63,8 +64,8 @@ def test_rgb_sources_pack_as_present_does(tmp_path: Path, open_virtual, codec: s
         path = write(tmp_path / f"v.{ext}", [picture], codec, pix_fmt)
     reference = first_frame_rgb(path)
     fb = open_virtual(f"32x24:{spec}")
-    with fb.screen() as screen:
-        assert screen.play(str(path), fps=0, audio=False).shown == 1
+    with fb.screen() as screen, video.open(str(path)) as clip:
+        assert screen.play(clip, fps=0, audio=False).shown == 1  # a Video: FFmpeg reads even a GIF
         played = fb.pixels.copy()
         screen.present(reference)
         presented = fb.pixels.copy()
@@ -213,3 +214,41 @@ def test_center_of_a_huge_frame_allocates_what_is_shown() -> None:
         tracemalloc.stop()
     converter.close()
     assert peak < 4 << 20, peak
+
+
+@pytest.mark.parametrize("ext", ["gif", "png", "webp"])
+def test_a_picture_path_plays_through_pillow_with_the_files_timing(tmp_path: Path, open_virtual: Any, ext: str) -> None:
+    """screen.play(path) of an animation plays it as `fbgfx play` does: through Pillow, each
+    frame for the time the file gives it (120 ms, 40 ms) and in its colours."""
+    from PIL import Image
+
+    path = tmp_path / f"two.{ext}"
+    first, second = Image.new("RGB", (64, 48), (255, 0, 0)), Image.new("RGB", (64, 48), (0, 0, 255))
+    first.save(path, save_all=True, append_images=[second], duration=[120, 40], loop=0, lossless=True)
+    assert video.is_picture(str(path))
+    fb = open_virtual("64x48:XRGB8888")
+    times, colours = [], []
+
+    def seen(surface: Any, t: float) -> None:
+        times.append(round(t, 3))
+        colours.append(surface.to_image().convert("RGB").getpixel((10, 10)))
+
+    with fb.screen() as screen:
+        played = screen.play(path, audio=False, on_frame=seen)
+    assert played.shown == 2 and times == [0.0, 0.12]
+    assert colours == [(255, 0, 0), (0, 0, 255)]
+
+
+def test_is_picture_tells_what_ffmpeg_plays_and_refuses_what_is_not_a_file(tmp_path: Path) -> None:
+    """A video file, a FIFO and a URL are not pictures (a FIFO is not even opened); a missing
+    path and a folder raise."""
+    clip = write(tmp_path / "v.nut", [np.zeros((24, 32, 3), np.uint8)], "ffv1", "bgr0")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert not video.is_picture(str(clip))
+    assert not video.is_picture(str(fifo))  # would block if it were opened: no writer
+    assert not video.is_picture("http://example.com/a.gif")
+    with pytest.raises(FileNotFoundError):
+        video.is_picture(str(tmp_path / "missing.gif"))
+    with pytest.raises(IsADirectoryError):
+        video.is_picture(str(tmp_path))
