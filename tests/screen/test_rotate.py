@@ -375,11 +375,13 @@ for size in (1, 2, 3, 4):
 for name in ("XRGB8888", "ARGB8888", "RGB565", "BGR565", "XRGB1555"):
     pf = fbgfx.PixelFormat.from_name(name)
     for turn in (1, 2, 3):
-        rgb = rng.integers(0, 256, (40, 72, 3), dtype=np.uint8)
-        want = np.rot90(pf.pack(rgb), -turn)
-        out = np.zeros(want.shape, pf.dtype)
-        lib.rotate_pack(ptr(rgb), rgb.strides[0], 3, ptr(out), out.strides[0], 72, 40, turn, _transfer._pack_spec(pf))
-        assert (out == want).all(), ("pack", name, turn)
+        for h, w in ((40, 72), (37, 45), (1, 9)):
+            rgb = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+            want = np.rot90(pf.pack(rgb), -turn)
+            out = np.zeros(want.shape, pf.dtype)
+            spec = _transfer._pack_spec(pf)
+            lib.rotate_pack(ptr(rgb), rgb.strides[0], 3, ptr(out), out.strides[0], w, h, turn, spec)
+            assert (out == want).all(), ("pack", name, turn, h, w)
 print("plain loops ok")
 """
 
