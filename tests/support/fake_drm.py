@@ -162,6 +162,10 @@ class FakeCard:
     def set_client_cap(self, cap: int, value: int) -> bool:
         return True
 
+    def ioctl(self, request: int, arg: Any, doing: str) -> None:
+        """What a card without the request answers (object properties: no atomic here)."""
+        raise FramebufferError.from_errno(errno.ENOTTY, doing, self.path)
+
     def set_master(self) -> None:
         self.calls.append("set_master")
         if self.master_error:
