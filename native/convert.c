@@ -109,7 +109,11 @@ CONVERT_ROW void convert_pack_indexed(const uint8_t *restrict s, int ch, uint8_t
  * GCC vectorises the plain loops above, but 3-byte pixels cost it many permutes; a few
  * in-lane byte shuffles per 8 pixels do the job at memory speed. Each kernel converts
  * as many whole groups as fit in the row, never reading or writing past it, and
- * returns how many pixels it did; the plain loops finish the row. */
+ * returns how many pixels it did; the plain loops finish the row.
+ * While it converts a row, a kernel prefetches the same bytes of `next` (the next
+ * source row, or the row itself for the last one), one prefetch a step: the hardware
+ * prefetchers alone left a 1080p RGB -> RGB565 frame read from memory at 1.2-1.4x a
+ * memcpy of the destination, one row ahead brought it to 0.95-1.1x. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(FBGFX_NO_CLONES)
 #include <immintrin.h>
 #include <stdlib.h>
@@ -157,16 +161,17 @@ __attribute__((target("avx2"))) static inline __m256i convert_x86_load2(const ui
 
 /* RGB(A) -> 32-bit layouts with 8-bit channels at byte offsets; `bits` is ORed in
  * (the alpha channel a 3-byte source does not have). 8 pixels per step. */
-__attribute__((target("avx2"))) static ptrdiff_t convert_avx2_pack32(const uint8_t *restrict s, int ch,
-                                                                     uint32_t *restrict d, ptrdiff_t w,
-                                                                     int ro, int go, int bo, int ao,
-                                                                     uint32_t bits, int stream)
+__attribute__((target("avx2"))) static ptrdiff_t
+convert_avx2_pack32(const uint8_t *restrict s, const uint8_t *next, int ch, uint32_t *restrict d, ptrdiff_t w,
+                    int ro, int go, int bo, int ao, uint32_t bits, int stream)
 {
     const __m256i mask = convert_x86_mask32(ch, ro, go, bo, ao), or = _mm256_set1_epi32((int)bits);
     const int hi = ch == 3 ? 8 : 16;
     ptrdiff_t x = 0;
     for (; x + 8 <= w; x += 8) {
         const uint8_t *p = s + ch * x;
+        if (x % 16 == 0) /* 48 or 64 bytes of source */
+            _mm_prefetch((const char *)(next + ch * x), _MM_HINT_T0);
         __m256i v = _mm256_or_si256(_mm256_shuffle_epi8(convert_x86_load2(p, p + hi), mask), or);
         if (stream)
             _mm256_stream_si256((__m256i *)(d + x), v);
@@ -180,8 +185,10 @@ __attribute__((target("avx2"))) static ptrdiff_t convert_avx2_pack32(const uint8
  * shuffles gather each pixel as a 16-bit word P = (first << 8 | green) and Q = (last
  * << 8), where first/last are red/blue (blue/red for BGR565); then
  * pixel = (P & 0xF800) | (P & 0xFC) << 3 | Q >> 11. */
-__attribute__((target("avx2"))) static ptrdiff_t
-convert_avx2_rgb_565(const uint8_t *restrict s, uint16_t *restrict d, ptrdiff_t w, int bgr, int stream)
+__attribute__((target("avx2"))) static ptrdiff_t convert_avx2_rgb_565(const uint8_t *restrict s,
+                                                                      const uint8_t *next,
+                                                                      uint16_t *restrict d, ptrdiff_t w,
+                                                                      int bgr, int stream)
 {
     uint8_t mp[2][32], mq[2][32];
     memset(mp, 0x80, sizeof mp);
@@ -204,6 +211,7 @@ convert_avx2_rgb_565(const uint8_t *restrict s, uint16_t *restrict d, ptrdiff_t 
     ptrdiff_t x = 0;
     for (; x + 16 <= w; x += 16) {
         const uint8_t *p = s + 3 * x;
+        _mm_prefetch((const char *)(next + 3 * x), _MM_HINT_T0); /* 48 bytes a step: every line */
         __m256i a = convert_x86_load2(p, p + 24), b = convert_x86_load2(p + 8, p + 32);
         __m256i P = _mm256_or_si256(_mm256_shuffle_epi8(a, pa), _mm256_shuffle_epi8(b, pb));
         __m256i Q = _mm256_or_si256(_mm256_shuffle_epi8(a, qa), _mm256_shuffle_epi8(b, qb));
@@ -219,8 +227,10 @@ convert_avx2_rgb_565(const uint8_t *restrict s, uint16_t *restrict d, ptrdiff_t 
 
 /* RGBA -> RGB565/BGR565, 16 pixels per step: gather 0x00RRGGBB words, shift the
  * fields into place, pack to 16 bits. */
-__attribute__((target("avx2"))) static ptrdiff_t
-convert_avx2_rgba_565(const uint8_t *restrict s, uint16_t *restrict d, ptrdiff_t w, int bgr)
+__attribute__((target("avx2"))) static ptrdiff_t convert_avx2_rgba_565(const uint8_t *restrict s,
+                                                                       const uint8_t *next,
+                                                                       uint16_t *restrict d, ptrdiff_t w,
+                                                                       int bgr, int stream)
 {
     const __m256i mask = bgr ? convert_x86_mask32(4, 0, 8, 16, -1) : convert_x86_mask32(4, 16, 8, 0, -1);
     const __m256i m_hi = _mm256_set1_epi32(0xF800), m_mid = _mm256_set1_epi32(0x07E0),
@@ -228,6 +238,8 @@ convert_avx2_rgba_565(const uint8_t *restrict s, uint16_t *restrict d, ptrdiff_t
     ptrdiff_t x = 0;
     for (; x + 16 <= w; x += 16) {
         const uint8_t *p = s + 4 * x;
+        _mm_prefetch((const char *)(next + 4 * x), _MM_HINT_T0);
+        _mm_prefetch((const char *)(next + 4 * x + 32), _MM_HINT_T0); /* 64 bytes a step */
         __m256i a = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)p), mask);
         __m256i b = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(p + 32)), mask);
         a = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(a, 8), m_hi),
@@ -237,7 +249,10 @@ convert_avx2_rgba_565(const uint8_t *restrict s, uint16_t *restrict d, ptrdiff_t
                                             _mm256_and_si256(_mm256_srli_epi32(b, 5), m_mid)),
                             _mm256_and_si256(_mm256_srli_epi32(b, 3), m_lo));
         __m256i v = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);
-        _mm256_storeu_si256((__m256i *)(d + x), v);
+        if (stream)
+            _mm256_stream_si256((__m256i *)(d + x), v);
+        else
+            _mm256_storeu_si256((__m256i *)(d + x), v);
     }
     return x;
 }
@@ -374,22 +389,38 @@ FBGFX_HOT ptrdiff_t convert_pack(const uint8_t *src, ptrdiff_t src_stride, int c
      * Frames that fit in the caches keep ordinary stores (the next step may read them). */
     const int stream = (size_t)width * (size_t)height * (size_t)bytes >= CONVERT_STREAM_BYTES;
     int streamed = 0;
+    const int bgr = path == CONVERT_P_BGR565, kernel = avx2 && (x8888 || path == CONVERT_P_RGB565 || bgr);
 #endif
     for (ptrdiff_t y = 0; y < height; y++) {
         const uint8_t *s = src + y * src_stride;
         uint8_t *d = dst + y * dst_stride;
-        ptrdiff_t done = 0;
+        ptrdiff_t w = width;
 #ifdef CONVERT_AVX2
-        const int st = stream && ((uintptr_t)d & 31) == 0; /* streaming stores need 32-byte alignment */
-        streamed |= st;
-        if (avx2 && x8888)
-            done = convert_avx2_pack32(s, channels, (uint32_t *)d, width, f->off[0], f->off[1], f->off[2], ao,
-                                       bits, st);
-        else if (avx2 && (path == CONVERT_P_RGB565 || path == CONVERT_P_BGR565))
-            done = rgba ? convert_avx2_rgba_565(s, (uint16_t *)d, width, path == CONVERT_P_BGR565)
-                        : convert_avx2_rgb_565(s, (uint16_t *)d, width, path == CONVERT_P_BGR565, st);
+        if (kernel) {
+            const uint8_t *next = y + 1 < height ? s + src_stride : s; /* prefetched meanwhile */
+            /* Streaming stores need 32-byte alignment: the pixels before the row's first
+             * 32-byte boundary (a subsurface, a centred picture) take the plain loop. */
+            ptrdiff_t lead = 0;
+            if (stream && (uintptr_t)d % (uintptr_t)bytes == 0) {
+                lead = (ptrdiff_t)((32 - ((uintptr_t)d & 31)) & 31) / bytes;
+                lead = lead < w ? lead : w;
+                convert_pack_row(s, rgba, d, lead, path, f, opaque);
+                s += channels * lead, next += channels * lead, d += bytes * lead, w -= lead;
+            }
+            const int st = stream && ((uintptr_t)d & 31) == 0;
+            ptrdiff_t done;
+            streamed |= st;
+            if (x8888)
+                done = convert_avx2_pack32(s, next, channels, (uint32_t *)d, w, f->off[0], f->off[1],
+                                           f->off[2], ao, bits, st);
+            else if (rgba)
+                done = convert_avx2_rgba_565(s, next, (uint16_t *)d, w, bgr, st);
+            else
+                done = convert_avx2_rgb_565(s, next, (uint16_t *)d, w, bgr, st);
+            s += channels * done, d += bytes * done, w -= done;
+        }
 #endif
-        convert_pack_row(s + channels * done, rgba, d + bytes * done, width - done, path, f, opaque);
+        convert_pack_row(s, rgba, d, w, path, f, opaque);
     }
 #ifdef CONVERT_AVX2
     if (streamed)
