@@ -316,6 +316,55 @@ def to_native(src: np.ndarray, fmt: PixelFormat, out: np.ndarray, *, palette: An
     out[...] = fmt.pack(src, pal)
 
 
+class FramePacker:
+    """:func:`to_native` of whole RGB frames of one size into one format, with what
+    holds for every frame checked once: a Screen converts each presented frame through
+    one. Each call does the few checks that keep C inside the two arrays; anything
+    unusual (another shape, strided pixels, RGBA, a format C does not pack) goes
+    through :func:`to_native`.
+
+    Args:
+        fmt: The native pixel format of the destinations.
+        palette: For indexed formats, the colour map (default :func:`fbgfx.default_palette`).
+        height: Frame height in pixels.
+        width: Frame width in pixels.
+    """
+
+    def __init__(self, fmt: PixelFormat, palette: Any, height: int, width: int) -> None:
+        self.format, self.height, self.width = fmt, height, width
+        self.palette = _palette_of(fmt, palette)
+        self._spec = native_spec(fmt, self.palette, height * width) if height * width else None
+        self._rgb_shape = (height, width, 3)
+        self._shape, self._dtype = fmt.array_shape(height, width), fmt.dtype
+        self._pixel_strides = (3, 1) if fmt.bpp == 24 else (self._dtype.itemsize,)
+
+    def __call__(self, src: np.ndarray, out: np.ndarray) -> None:
+        """Write ``src`` ((height, width, 3) or (.., 4) uint8) into ``out`` (one frame
+        of the format, rows any stride apart), as :func:`to_native` would."""
+        spec = self._spec
+        if (
+            spec is None
+            or not _C
+            or src.shape != self._rgb_shape
+            or src.strides[1:] != (3, 1)
+            or src.strides[0] <= 0
+            or src.dtype != np.uint8
+            or out.shape != self._shape
+            or out.dtype != self._dtype
+            or out.strides[1:] != self._pixel_strides
+            or not out.flags.aligned
+            or not out.flags.writeable
+        ):
+            to_native(src, self.format, out, palette=self.palette)
+            return
+        # a contiguous array's pointer costs less through its buffer than its interface
+        s = ffi.from_buffer("uint8_t[]", src) if src.flags.c_contiguous else _ptr(src)
+        d = ffi.from_buffer("uint8_t[]", out, True) if out.flags.c_contiguous else _ptr(out)
+        check_value(
+            lib.convert_pack(s, src.strides[0], 3, 0, d, out.strides[0], self.width, self.height, spec.c), "to_native"
+        )
+
+
 def from_native(native: np.ndarray, fmt: PixelFormat, *, palette: Any = None, alpha: bool = False) -> np.ndarray:
     """Read native pixels as RGB (or RGBA) uint8, as :meth:`PixelFormat.unpack` does.
 

@@ -71,12 +71,16 @@ class _Plain(Transfer):
 
     in_place = True
 
+    def __init__(self, fmt: PixelFormat, palette: np.ndarray | None, width: int, height: int) -> None:
+        super().__init__(fmt, palette, width, height)
+        self._pack = convert.FramePacker(fmt, palette, height, width)
+
     def copy(self, frame: np.ndarray, region: Region, page: np.ndarray) -> None:
         for y0, y1, x0, x1 in region.runs():
             page[y0:y1, x0:x1] = frame[y0:y1, x0:x1]
 
     def convert(self, rgb: np.ndarray, page: np.ndarray) -> None:
-        convert.to_native(rgb, self.format, page, palette=self.palette)
+        self._pack(rgb, page)
 
 
 class _Packed(Transfer):

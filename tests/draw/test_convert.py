@@ -459,3 +459,69 @@ def test_plain_loops_without_avx2():
     res = subprocess.run([sys.executable, "-c", _PLAIN_LOOPS_CHECK], env=env, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert "plain loops ok" in res.stdout
+
+
+# -- FramePacker (present()'s conversion) ------------------------------------------------
+
+
+def _frame_sources(h, w):
+    """RGB frames as present() gets them: contiguous, rows strided, upside down, RGBA, Pillow's."""
+    base = rng(8).integers(0, 256, (h, w + 3, 4), dtype=np.uint8)
+    return {
+        "contiguous": np.ascontiguousarray(base[:, :w, :3]),
+        "padded rows": np.ascontiguousarray(base[..., :3])[:, :w],
+        "upside down": np.ascontiguousarray(base[:, :w, :3])[::-1],
+        "rgba": np.ascontiguousarray(base[:, :w]),
+        "pillow": convert.as_rgb(Image.fromarray(np.ascontiguousarray(base[:, :w, :3]))),
+    }
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("padded", [False, True])
+def test_frame_packer_writes_what_to_native_writes(name, padded, path):
+    """A FramePacker gives to_native's pixels for every source present() may hand it,
+    into a contiguous page and into one with padded rows (the padding untouched)."""
+    fmt = FORMATS[name]
+    h, w = 7, 37
+    packer = convert.FramePacker(fmt, None, h, w)
+    for kind, src in _frame_sources(h, w).items():
+        want = np.full(fmt.array_shape(h, w), 9, fmt.dtype)  # RGBA blends onto what is there
+        convert.to_native(src, fmt, want)
+        backing = np.full(fmt.array_shape(h, w + 5), 9, fmt.dtype)
+        out = backing[:, : want.shape[1]] if padded else np.full_like(want, 9)
+        packer(src, out)
+        assert np.array_equal(out, want), kind
+        if padded:
+            assert (backing[:, want.shape[1] :] == 9).all(), kind
+
+
+def test_frame_packer_refuses_what_to_native_refuses():
+    """Another frame size and a read-only page raise to_native's errors, not C's."""
+    fmt = FORMATS["RGB565"]
+    packer = convert.FramePacker(fmt, None, 4, 6)
+    out = np.zeros((4, 6), np.uint16)
+    with pytest.raises(ValueError, match="shape"):
+        packer(np.zeros((4, 7, 3), np.uint8), out)
+    with pytest.raises(ValueError, match="shape"):
+        packer(np.zeros((4, 6, 3), np.uint8), np.zeros((4, 7), np.uint16))
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        packer(np.zeros((4, 6, 3), np.uint8), out)
+
+
+def test_frame_packer_takes_contiguous_frames_straight_to_c(monkeypatch):
+    """A contiguous RGB frame (what video decoders hand present()) into a page of rows
+    any stride apart goes straight to the C kernel, without to_native's checks."""
+    if not convert._C:
+        pytest.skip("fbgfx._native was built without the convert kernels")
+    fmt = FORMATS["RGB565"]
+    src = rng(9).integers(0, 256, (5, 19, 3), dtype=np.uint8)
+    packer = convert.FramePacker(fmt, None, 5, 19)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("to_native called")
+
+    monkeypatch.setattr(convert, "to_native", refuse)
+    for out in (np.zeros((5, 19), np.uint16), np.zeros((5, 24), np.uint16)[:, :19]):
+        packer(src, out)
+        assert np.array_equal(out, fmt.pack(src))

@@ -299,6 +299,27 @@ def test_present_full_size_image(fmt, buffering, open_virtual):
         assert (visible_rgb(fb) == expected(fb, image[::-1])).all()
 
 
+@pytest.mark.parametrize("fmt", ["RGB565", "BGR565", "XRGB8888", "RGB888", "C8"])
+@pytest.mark.parametrize("buffering", ["flip", "single"])
+def test_present_into_padded_video_memory_rows(fmt, buffering, open_virtual):
+    """present() into video memory whose rows are padded (line_length past the row, an
+    odd number of pixels) shows exactly the conversion of a contiguous, a row-strided and
+    a Pillow picture, and leaves the padding as it was."""
+    stride = 260 if fmt == "XRGB8888" else 250
+    fb = open_virtual(f"61x40:{fmt}:stride={stride}")
+    rng = np.random.default_rng(4)
+    wide = rng.integers(0, 256, (40, 64, 3), dtype=np.uint8)
+    pictures = [np.ascontiguousarray(wide[:, :61]), wide[:, :61], Image.fromarray(np.ascontiguousarray(wide[:, 3:]))]
+    rows = fb.memory.reshape(-1, stride)
+    row_bytes = fb.format.row_bytes(61)
+    rows[:, row_bytes:] = 0x5A
+    with fb.screen(buffering) as screen:
+        for picture in pictures:
+            screen.present(picture)
+            assert (visible_rgb(fb) == expected(fb, np.asarray(picture))).all()
+        assert (rows[:, row_bytes:] == 0x5A).all()
+
+
 @pytest.mark.parametrize("buffering", ["flip", "copy"])
 def test_drawing_after_present_starts_from_the_image(buffering, open_virtual):
     """A frame drawn after present() builds on the presented image, on both pages."""
