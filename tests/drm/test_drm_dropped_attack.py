@@ -19,12 +19,15 @@ import pytest
 from support import TESTS
 from support.dropped import RED, assert_given_back, collect, live_displays, open_fb, refers_to
 from support.fake_drm import CONSOLE_FB, CRTC, FakeCard, make_mode
+from support.heap import own_heap  # noqa: F401 (the fixture)
 
 import fbgfx
 from fbgfx import _closing, _restore
 from fbgfx.device import Framebuffer
 from fbgfx.drm import DrmDevice, hotplug
 from fbgfx.drm.shared import SharedCard
+
+pytestmark = pytest.mark.usefixtures("own_heap")
 
 SMALL = (make_mode(64, 48, preferred=True),)
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(os.path.dirname(fbgfx.__file__)), TESTS])}
@@ -131,6 +134,65 @@ def test_threads_reopening_the_connectors_of_their_dropped_displays_all_succeed(
     collect()
     assert live_displays() == 0
     assert card.fd == -1 and card.dumbs == {} and not card.master
+
+
+def test_connector_of_a_dropped_display_opens_while_another_thread_closes_a_display(monkeypatch):
+    """A display closing in another thread (stopping being watched, under the watcher's
+    lock) keeps no other display alive: the opener's collection finds the dropped display
+    that holds the connector it wants, and the open does not answer EBUSY."""
+    card = FakeCard(heads=3)
+    closing = open_fb(card, connector="Virtual-1")
+    gc.disable()  # the dropped display is found by the opener's collection, not before
+    try:
+        fb = open_fb(card, connector="Virtual-2")
+        fb.on_display_change(refers_to(fb))
+        del fb
+        inside, release = threading.Event(), threading.Event()
+        released_by: list[str] = []
+        closer = threading.current_thread()  # replaced by the closing thread below
+
+        class HeldAtRelease:
+            """The watcher's lock, held by the closing thread until the opener's collection ends."""
+
+            def __init__(self, lock: threading.Lock) -> None:
+                self.lock = lock
+
+            def __enter__(self) -> None:
+                self.lock.acquire()
+
+            def __exit__(self, *exc: object) -> None:
+                if threading.current_thread() is closer and not inside.is_set():
+                    inside.set()
+                    if not release.wait(30):
+                        released_by.append("timeout")
+                self.lock.release()
+
+        def end_of_collection(phase: str, info: dict[str, int]) -> None:
+            if phase == "stop" and info["generation"] == 2 and threading.current_thread() is threading.main_thread():
+                if inside.is_set() and not release.is_set():
+                    released_by.append("collection")
+                    release.set()
+
+        monkeypatch.setattr(hotplug, "_lock", HeldAtRelease(hotplug._lock))
+        closer = threading.Thread(target=closing.close)
+        gc.callbacks.append(end_of_collection)
+        try:
+            closer.start()
+            assert inside.wait(30)
+            with open_fb(card, connector="Virtual-2") as again:
+                assert again.drm.connector == "Virtual-2"
+        finally:
+            release.set()
+            closer.join(30)
+            gc.callbacks.remove(end_of_collection)
+    finally:
+        gc.enable()
+    assert released_by == ["collection"]  # the opener collected while the other thread was inside
+    assert not closer.is_alive()
+    del again, closing
+    collect()
+    assert live_displays() == 0
+    assert_given_back(card)
 
 
 def _watcher_polls(monkeypatch: pytest.MonkeyPatch) -> None:
