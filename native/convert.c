@@ -377,9 +377,10 @@ FBGFX_HOT ptrdiff_t convert_pack(const uint8_t *src, ptrdiff_t src_stride, int c
     const enum convert_path path = convert_path_of(f);
     if (width < 0 || height < 0 || (channels != 3 && channels != 4) || path == CONVERT_P_NONE)
         return -EINVAL;
-    const int rgba = channels == 4, bytes = f->kind == CONVERT_DIRECT ? f->bpp / 8 : 1;
+    const int rgba = channels == 4;
     const uint32_t opaque = rgba && alpha ? 0u : 255u;
 #ifdef CONVERT_AVX2
+    const int bytes = f->kind == CONVERT_DIRECT ? f->bpp / 8 : 1;
     const int avx2 = convert_have_avx2(), x8888 = convert_is_x8888(f);
     const int ao = f->len[3] && opaque == 0 ? f->off[3] : -1;
     const uint32_t bits = f->len[3] && opaque ? 0xFFu << f->off[3] : 0u;
