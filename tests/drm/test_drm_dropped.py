@@ -13,14 +13,18 @@ import threading
 import time
 import weakref
 
+import pytest
 from support.dropped import RED, assert_given_back, collect, live_displays, open_fb, refers_to
 from support.fake_drm import CONSOLE_FB, CRTC, FakeCard, make_mode
 from support.forking import in_child
+from support.heap import own_heap  # noqa: F401 (the fixture)
 
 from fbgfx import _closing, _restore
 from fbgfx.device import Framebuffer
 from fbgfx.drm import DrmDevice, hotplug
 from fbgfx.drm.shared import SharedCard
+
+pytestmark = pytest.mark.usefixtures("own_heap")
 
 SMALL = (make_mode(640, 480, preferred=True),)
 
