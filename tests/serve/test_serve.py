@@ -16,6 +16,7 @@ import pytest
 from support.serve_helpers import ROOT, CliServer, apply_update, wait_until
 
 import fbgfx
+from fbgfx.cli import main
 from fbgfx.serve import Server
 from fbgfx.serve._stream import FramebufferSource, Stream
 
@@ -136,26 +137,43 @@ def test_a_palette_change_starts_over(open_virtual):
 # -- the rules of the service ---------------------------------------------------------------
 
 
-def test_options_refused_with_one_error_line():
-    """Another --bind without --token, a weak token, a bad port or fps: one `fbgfx: error:` line, status 2."""
-    for argv, words in [
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
         (["--bind", "0.0.0.0"], "needs --token"),
         (["--bind", "192.0.2.1"], "needs --token"),
         (["--token", "short"], "8 to 256"),
         (["--token", "has space in it"], "8 to 256"),
         (["--port", "70000"], "--port"),
         (["--fps", "0"], "--fps"),
-    ]:
-        res = subprocess.run(
-            [sys.executable, "-m", "fbgfx", "serve", "-d", "virtual:32x32", *argv],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            cwd=ROOT,
-        )
-        assert res.returncode == 2, (argv, res.stderr)
-        lines = res.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("fbgfx: error: ") and words in lines[0], (argv, res.stderr)
+    ],
+)
+def test_options_refused_with_one_error_line(argv, words, capsys, monkeypatch):
+    """Another --bind without --token, a weak token, a bad port or fps: one `fbgfx: error:` line, status 2."""
+
+    def served(*args, **kwargs):
+        raise AssertionError(f"served despite {argv}")
+
+    monkeypatch.setattr(Server, "serve_forever", served)
+    code = main(["serve", "-d", "virtual:32x32", *argv])
+    err = capsys.readouterr().err
+    assert code == 2, (argv, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fbgfx: error: ") and words in lines[0], (argv, err)
+
+
+def test_an_option_refused_by_the_command_exits_2():
+    """`python -m fbgfx serve` with a refused option: one `fbgfx: error:` line and exit status 2 from the process."""
+    res = subprocess.run(
+        [sys.executable, "-m", "fbgfx", "serve", "-d", "virtual:32x32", "--bind", "0.0.0.0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fbgfx: error: ") and "needs --token" in lines[0], res.stderr
 
 
 def test_with_a_token_every_path_needs_it(tmp_path):
