@@ -151,7 +151,8 @@ def test_bochs_composes_in_software_with_the_same_pixels(layers_bochs_vm):
 
 
 def test_vkms_benchmark_ran(layers_vm):
-    """The benchmark's figures were measured (printed in the terminal summary with -s)."""
+    """benchmarks/bench_layers.py runs on vkms: the video on a plane with atomic KMS,
+    composed by fbgfx without (its figures, printed with -s, are TCG's, not a speed)."""
     r = guest_step(layers_vm, "vkms_bench")
     assert r["planes"]["layers"]["video_on_plane"] is True, r
     assert r["software"]["layers"]["video_on_plane"] is False, r
