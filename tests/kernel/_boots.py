@@ -90,7 +90,8 @@ class Config:
     prepare: tuple[str, ...] = ()
     # Why this machine cannot boot it (a module not built yet, say), or None.
     missing: Callable[[], str | None] | None = None
-    # Seconds alone under TCG on 2 idle cores, boot included: the longest boots start first.
+    # Seconds alone on an idle machine, boot included (about its CPU seconds: one vCPU),
+    # so that the longest boots start first.
     estimate: float = 120.0
 
 
@@ -118,7 +119,7 @@ CONFIGS: dict[str, Config] = {
             "amixer -c 0 scontrols | sed -n \"s/^Simple mixer control '\\(.*\\)',.*/\\1/p\" | "
             'while read -r c; do amixer -q -c 0 sset "$c" 100% unmute 2>/dev/null; done',
         ),
-        estimate=500,
+        estimate=430,
     ),
     # cirrus' DRM driver with fbdev emulation: 1024x768 RGB565; then the legacy cirrusfb
     # driver in its place (cirrus unloaded, tests/kernel/conftest.py): 8 bpp palette, real
@@ -126,7 +127,7 @@ CONFIGS: dict[str, Config] = {
     "cirrus": Config(
         qemu="-vga cirrus",
         prepare=("modprobe cirrus >>{outdir}/modprobe.txt 2>&1", wait_for("/dev/fb0")),
-        estimate=200,
+        estimate=230,
     ),
     # Three DRM cards without fbdev: cirrus, bochs and virtio-gpu, numbered in that order
     # (the layers' guest loads vkms as a fourth after the others: test_layers_vm.py).
@@ -135,7 +136,7 @@ CONFIGS: dict[str, Config] = {
         "-device virtio-gpu-pci,id=virtiogpu",
         append=("drm_kms_helper.fbdev_emulation=0",),
         prepare=tuple(load_drm_cards(["cirrus", "bochs", "virtio_gpu"])),
-        estimate=330,
+        estimate=320,
     ),
     # Two monitors on virtio-gpu (max_outputs=2) and bochs-display, a second card.
     "monitors": Config(
@@ -144,7 +145,7 @@ CONFIGS: dict[str, Config] = {
         # virtio-gpu first where the kernel has not bound a driver already (the guest asks
         # which card is which)
         prepare=tuple(load_drm_cards(["virtio_gpu", "bochs"])),
-        estimate=150,
+        estimate=140,
     ),
 }
 
