@@ -60,6 +60,8 @@ def compare(shot: np.ndarray, want: np.ndarray) -> dict[str, Any]:
     """How a screendump differs from the expected picture (``diff`` 0: identical)."""
     if shot.shape != want.shape:
         return {"diff": -1, "shown_shape": list(shot.shape), "want_shape": list(want.shape)}
+    if np.array_equal(shot, want):  # the common case, 30x cheaper than counting pixels
+        return {"diff": 0}
     bad = (shot != want).any(-1)
     out: dict[str, Any] = {"diff": int(bad.sum())}
     if bad.any():

@@ -150,8 +150,10 @@ def diff(got: np.ndarray, want: np.ndarray) -> dict[str, Any]:
     """Largest difference per channel and how many pixels differ by more than 1."""
     if got.shape != want.shape:
         return {"max": -1, "shape": [list(got.shape), list(want.shape)]}
-    d = np.abs(got.astype(float) - want.astype(float))
-    return {"max": float(d.max()), "over1": int((d > 1).any(-1).sum()), "blank": bool((want == want[0, 0]).all())}
+    d = np.abs(got.astype(np.int16) - want.astype(np.int16))
+    most = int(d.max())
+    over1 = int((d > 1).any(-1).sum()) if most > 1 else 0  # counted only when there are any
+    return {"max": float(most), "over1": over1, "blank": bool((want == want[0, 0]).all())}
 
 
 def draw_scene(fb: Any) -> tuple[Any, Any, Any]:
