@@ -398,23 +398,30 @@ rotate_avx2_block(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, 
     }
 }
 
-/* A half turn of [0, x1) x [0, height) (x1 a multiple of 16): frame row y is panel row
- * height - 1 - y, reversed, so it is a row conversion like convert_pack's, written from
- * the right. 16 pixels a step; a frame larger than the caches is written with
- * non-temporal stores (video memory is never read back: no read before each line). */
+/* A half turn of [x0, x1) x [0, height) (x1 - x0 a multiple of 16): frame row y is panel
+ * row height - 1 - y, reversed, so it is a row conversion like convert_pack's, written
+ * from the right. 16 pixels a step; while a row is converted, the same bytes of the next
+ * frame row are prefetched (one prefetch a step, 48 or 64 bytes: every line), as
+ * convert_pack does: the hardware prefetchers alone left the turn waiting on its rows.
+ * A frame larger than the caches is written with non-temporal stores (video memory is
+ * never read back: no read before each line) in the rows where the steps land on 32-byte
+ * boundaries; rotate_pack picks x0 so that they do whenever the panel's rows are 32 bytes
+ * apart, and the plain loops take the pixels outside [x0, x1). */
 __attribute__((target("avx2"))) static void rotate_avx2_half(const uint8_t *src, ptrdiff_t ss, uint8_t *dst,
                                                              ptrdiff_t ds, int width, int height, int bytes,
-                                                             const rotate_avx2_k *k, int x1)
+                                                             const rotate_avx2_k *k, int x0, int x1)
 {
     const int stream = (size_t)width * (size_t)height * (size_t)bytes >= ROTATE_STREAM_BYTES;
     int streamed = 0;
     for (int y = 0; y < height; y++) {
         const uint8_t *s = src + (ptrdiff_t)y * ss;
+        const uint8_t *next = y + 1 < height ? s + ss : s; /* prefetched meanwhile */
         uint8_t *row = dst + (ptrdiff_t)(height - 1 - y) * ds;
         /* pixels [x, x + 16) land at panel columns [width - 16 - x, width - x) */
-        const int st = stream && ((uintptr_t)(row + (ptrdiff_t)(width % 16) * bytes) & 31) == 0;
+        const int st = stream && ((uintptr_t)(row + (ptrdiff_t)(width - x0) * bytes) & 31) == 0;
         streamed |= st;
-        for (int x = 0; x < x1; x += 16) {
+        for (int x = x0; x < x1; x += 16) {
+            _mm_prefetch((const char *)(next + (ptrdiff_t)x * k->step), _MM_HINT_T0);
             __m256i a =
                 _mm256_permutevar8x32_epi32(rotate_avx2_px8(s + (ptrdiff_t)x * k->step, k), k->reverse);
             __m256i b =
@@ -624,15 +631,23 @@ FBGFX_HOT int rotate_pack(const uint8_t *src, ptrdiff_t src_stride, int step, ui
     for (int i = 0; i < 4; i++)
         if (f->len[i] < (i < 3) || f->len[i] > 8 || f->off[i] < 0 || f->off[i] + f->len[i] > 8 * f->bytes)
             return -EINVAL;
-    int w8 = 0, h8 = 0; /* the part done in 8x8 blocks */
+    int x0 = 0, w8 = 0, h8 = 0; /* the part done in 8x8 blocks (half turns: rows of 16, from x0) */
 #ifdef ROTATE_X86
     if (rotate_have_avx2()) {
         rotate_avx2_k k;
         rotate_avx2_setup(&k, step, f);
         if (turn == 2) {
-            w8 = width / 16 * 16;
+            /* Frame pixels [0, x0) land at the right end of each panel row, after its last
+             * 32-byte boundary (a subsurface, a centred picture): the plain loops take them,
+             * so that the vector steps stream whole aligned 32 bytes. */
+            const uintptr_t end = (uintptr_t)dst + (uintptr_t)width * (uintptr_t)f->bytes;
+            if (dst_stride % 32 == 0 && end % (uintptr_t)f->bytes == 0 &&
+                (size_t)width * (size_t)height * (size_t)f->bytes >= ROTATE_STREAM_BYTES)
+                x0 = (int)((end & 31) / (uintptr_t)f->bytes);
+            x0 = x0 < width ? x0 : width;
+            w8 = x0 + (width - x0) / 16 * 16;
             h8 = height;
-            rotate_avx2_half(src, src_stride, dst, dst_stride, width, height, f->bytes, &k, w8);
+            rotate_avx2_half(src, src_stride, dst, dst_stride, width, height, f->bytes, &k, x0, w8);
         } else {
             w8 = width / 8 * 8;
             h8 = height / 8 * 8;
@@ -641,7 +656,8 @@ FBGFX_HOT int rotate_pack(const uint8_t *src, ptrdiff_t src_stride, int step, ui
         }
     }
 #endif
-    /* the rest: the columns right of the blocks, then the rows below them */
+    /* the rest: the columns left and right of the blocks, then the rows below them */
+    rotate_pack_part(src, src_stride, step, dst, dst_stride, width, height, turn, f, 0, 0, x0, h8);
     rotate_pack_part(src, src_stride, step, dst, dst_stride, width, height, turn, f, w8, 0, width, h8);
     rotate_pack_part(src, src_stride, step, dst, dst_stride, width, height, turn, f, 0, h8, width, height);
     return 0;

@@ -294,6 +294,34 @@ def test_rotate_pack_of_a_large_frame_into_a_bordered_panel(fmt, width, turn):
     assert (out[border] == 0x5A).all()
 
 
+@pytest.mark.parametrize("fmt", ["XRGB8888", "RGB565"])
+@pytest.mark.parametrize("width", [1024, 1021, 5])
+def test_half_turn_of_a_large_frame_at_every_start_alignment(fmt, width):
+    """A half turn larger than the caches into panel rows 32-byte multiples apart, its place
+    starting at every pixel offset from a 32-byte boundary (the rows' right ends before
+    their last boundary take the plain loops, the rest is streamed), turns exactly as
+    np.rot90 and writes nothing around its place."""
+    pf = fbgfx.PixelFormat.from_name(fmt)
+    size = pf.bpp // 8
+    height = (2 << 20) // (width * size) + 3  # at least the streaming threshold
+    rng = np.random.default_rng(width)
+    rgb = rng.integers(0, 256, (height, width, 3), dtype=np.uint8)
+    want = np.rot90(pf.pack(rgb), -2)
+    pitch = -(-(width + 32 // size) // (32 // size)) * (32 // size)  # pixels; rows 32-byte multiples apart
+    spec = _transfer._pack_spec(pf)
+    for lead in range(32 // size):
+        store = np.full(((height + 2) * pitch + 64 // size,), 0x5A, pf.dtype)
+        start = (-(store.__array_interface__["data"][0]) % 32) // size  # first 32-byte boundary
+        out = store[start : start + (height + 2) * pitch].reshape(height + 2, pitch)
+        inner = out[1:-1, lead : lead + width]
+        rc = lib.rotate_pack(_ptr(rgb), rgb.strides[0], 3, _ptr(inner), inner.strides[0], width, height, 2, spec)
+        assert rc == 0
+        assert (inner == want).all(), lead
+        border = np.ones(store.shape, bool)
+        border[start:][: (height + 2) * pitch].reshape(height + 2, pitch)[1:-1, lead : lead + width] = False
+        assert (store[border] == 0x5A).all(), lead
+
+
 @pytest.mark.parametrize("fmt", ["XRGB8888", "RGB565", "BGR565", "ARGB1555"])
 @pytest.mark.parametrize("turn", [1, 2, 3])
 @pytest.mark.parametrize("shape", [(1, 1), (1, 40), (40, 1), (8, 8), (8, 24), (24, 8), (16, 17), (23, 9), (41, 66)])
