@@ -28,6 +28,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -57,6 +58,16 @@ IN_GUEST = os.environ.get("FBGFX_IN_GUEST") == "1"
 # before the plugin existed (whose metadata has no entry point for it). Neither in a kernel guest (tests/kernel/guest):
 # scanning every distribution's entry points costs seconds under TCG.
 pytest_plugins = [] if IN_GUEST else ["pytester"] + ([] if _plugin_installed() else ["pytest_fbgfx"])
+
+# A suite started in the background by a non-interactive shell (`pytest &`) ignores SIGINT, and one started by
+# nohup ignores SIGHUP; children inherit what is ignored, and the tests that send a child of fbgfx Ctrl-C or a
+# hang-up would wait for a child that never hears it. The suite puts the usual dispositions back for itself and
+# its children.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+for _sig in (signal.SIGHUP, signal.SIGQUIT, signal.SIGTERM):
+    if signal.getsignal(_sig) is signal.SIG_IGN:
+        signal.signal(_sig, signal.SIG_DFL)
 
 OpenVirtual = Callable[..., Framebuffer]
 _PASSED = pytest.StashKey[bool]()
