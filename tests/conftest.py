@@ -69,6 +69,15 @@ for _sig in (signal.SIGHUP, signal.SIGQUIT, signal.SIGTERM):
     if signal.getsignal(_sig) is signal.SIG_IGN:
         signal.signal(_sig, signal.SIG_DFL)
 
+# Hypothesis judges by the clock by default (a 200 ms deadline per example, a health check on slow generation):
+# a busy machine or qemu-user fails those without a defect. The suite's properties are judged by their results alone.
+with contextlib.suppress(ImportError):
+    from hypothesis import HealthCheck
+    from hypothesis import settings as _hypothesis_settings
+
+    _hypothesis_settings.register_profile("fbgfx", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    _hypothesis_settings.load_profile("fbgfx")
+
 OpenVirtual = Callable[..., Framebuffer]
 _PASSED = pytest.StashKey[bool]()
 
