@@ -386,7 +386,7 @@ def test_bad_inputs_raise():
 # -- fuzzing -------------------------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(
     name=st.sampled_from(NAMES),
     h=st.integers(0, 9),

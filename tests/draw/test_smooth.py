@@ -414,7 +414,7 @@ def shapes(draw: Any) -> tuple[str, tuple[Any, ...], dict[str, Any], tuple[float
     return kind, ((x0, y0, x1, y1), a, b), opts, box
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(shapes(), st.sampled_from(["XRGB8888", "RGB565", "RGB888", "C8"]), st.booleans())
 def test_no_pixel_is_written_outside_the_shape_box_and_the_clip(
     shape: tuple[str, tuple[Any, ...], dict[str, Any], tuple[float, float, float, float]], fmt: str, clip: bool

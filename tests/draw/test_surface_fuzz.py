@@ -2,7 +2,7 @@
 
 import numpy as np
 import PIL
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.pillow_compare import assert_like_pillow
 
@@ -82,7 +82,7 @@ def primitive():
     )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400)
 @given(
     fmt=st.sampled_from(FORMATS),
     w=st.integers(0, 50),
@@ -128,7 +128,7 @@ if tuple(int(p) for p in PIL.__version__.split(".")[:2]) >= (11, 2):
     EXACT_PRIMITIVES.insert(1, "polygon")
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(data=st.data())
 def test_random_primitives_equal_pillow(data):
     """Random opaque primitives in moderate coordinates equal Pillow's pixels exactly."""
