@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -73,24 +74,45 @@ def _wait(predicate, timeout: float = 10.0) -> bool:
     return False
 
 
+class _Changes:
+    """The Idle's state changes as it made them, each with the backlight and display as they were then.
+
+    ``on_change`` runs in the Idle's thread right after a change, before that thread can make
+    the next one: what it records is the change's own state, however late the test looks.
+    """
+
+    def __init__(self, backlight: Path, fb) -> None:
+        self.backlight, self.fb = backlight, fb
+        self.seen: list[tuple[str, int, int, int]] = []
+        self._cond = threading.Condition()
+
+    def __call__(self, state: str) -> None:
+        bl = self.backlight
+        with self._cond:
+            self.seen.append((state, _read(bl, "brightness"), _read(bl, "bl_power"), self.fb._device.blanked))
+            self._cond.notify_all()
+
+    def wait(self, count: int, timeout: float = 30.0) -> list[tuple[str, int, int, int]]:
+        """The first ``count`` changes, once that many came."""
+        with self._cond:
+            assert self._cond.wait_for(lambda: len(self.seen) >= count, timeout), self.seen
+            return self.seen[:count]
+
+
 def test_dims_blanks_wakes_and_restores(sysfs, open_virtual):
     """Idle dims, then blanks backlight and display; a touch lights both; close puts the level back."""
     bl = _backlight(sysfs, "panel")
     fb = open_virtual("64x48:RGB565:blank=1")
     touch = _PipeTouch()
-    states: list[str] = []
+    changes = _Changes(bl, fb)
+    dimmed = round(255 * 0.1)
     try:
-        with Idle(fb, touch, dim_after=0.2, off_after=0.6, dim=0.1, on_change=states.append) as idle:
-            assert _wait(lambda: idle.state == DIM)
-            assert _read(bl, "brightness") == round(255 * 0.1) and _read(bl, "bl_power") == 0
-            assert _wait(lambda: idle.state == DARK)
-            assert _read(bl, "bl_power") == 4 and fb._device.blanked == 4
+        with Idle(fb, touch, dim_after=0.2, off_after=0.6, dim=0.1, on_change=changes) as idle:
+            assert changes.wait(2) == [(DIM, dimmed, 0, 0), (DARK, dimmed, 4, 4)]
             touch.touch(1)
-            assert _wait(lambda: idle.state == LIT)
-            assert _read(bl, "brightness") == 200 and _read(bl, "bl_power") == 0 and fb._device.blanked == 0
+            # lit again (backlight level and power, display unblanked), then idle anew
+            assert changes.wait(4)[2:] == [(LIT, 200, 0, 0), (DIM, dimmed, 0, 0)]
             assert any("cannot be grabbed" in n for n in idle.notes)  # a pipe: said once, not an error
-            assert _wait(lambda: idle.state == DARK)
-        assert states[:4] == [DIM, DARK, LIT, DIM]
         assert _read(bl, "brightness") == 200 and _read(bl, "bl_power") == 0 and fb._device.blanked == 0
     finally:
         touch.close()
@@ -100,13 +122,15 @@ def test_input_keeps_it_lit(sysfs, open_virtual):
     """Input more often than dim_after keeps the display lit."""
     bl = _backlight(sysfs, "panel")
     touch = _PipeTouch()
+    changes: list[str] = []
     try:
-        with Idle(open_virtual("64x48"), touch, dim_after=0.5, off_after=1.0) as idle:
+        # 8 touches 0.1 s apart against a 3 s dim_after: a stall of seconds, not a busy machine, dims it
+        with Idle(open_virtual("64x48"), touch, dim_after=3.0, off_after=6.0, on_change=changes.append) as idle:
             for _ in range(8):
                 touch.touch(1)
                 touch.touch(0)
-                time.sleep(0.15)
-                assert idle.state == LIT
+                time.sleep(0.1)
+            assert idle.state == LIT and changes == []
         assert _read(bl, "brightness") == 200
     finally:
         touch.close()
