@@ -60,11 +60,18 @@ def browser():
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def _open(browser, page: str) -> None:
+    """Open ``page`` and wait for its load event: ``get`` may return while it is still loading."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get((SITE / page).as_uri())
+    WebDriverWait(browser, 60).until(lambda b: b.execute_script("return document.readyState") == "complete")
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_page_opens_without_console_errors(browser, page):
     """The page loads from the built site with no error in the browser's console."""
-    browser.get((SITE / page).as_uri())
-    assert browser.execute_script("return document.readyState") == "complete"
+    _open(browser, page)
     assert browser.title, "the page has no title"
     errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
     assert not errors, errors
@@ -73,7 +80,7 @@ def test_page_opens_without_console_errors(browser, page):
 @pytest.mark.parametrize("page", PAGES)
 def test_page_pictures_load(browser, page):
     """Every picture on the page loaded (complete, with a size), and the page has some."""
-    browser.get((SITE / page).as_uri())
+    _open(browser, page)
     pictures = browser.execute_script(
         "return Array.from(document.images).map(i => [i.getAttribute('src'), i.complete, i.naturalWidth])"
     )
