@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import errno
-import os
 from pathlib import Path
 
 import pytest
 from support import RECORDINGS
+from support.refuse import refuse_open
 
 from fbgfx.cli import main
 from fbgfx.touch import _evdev
@@ -157,13 +157,6 @@ def test_bad_calibration_is_one_error_line(capsys):
 
 def test_permission_hint(monkeypatch, capsys):
     """EACCES opening the device says to join the input group."""
-    real_open = os.open
-
-    def denied(p, *a, **k):
-        if str(p) == "/dev/input/event9":
-            raise PermissionError(errno.EACCES, "Permission denied", p)
-        return real_open(p, *a, **k)
-
-    monkeypatch.setattr(os, "open", denied)
+    refuse_open(monkeypatch, "/dev/input/event9", PermissionError, errno.EACCES, "Permission denied")
     assert main(["touch", "-d", "virtual:800x480", "--touch", "/dev/input/event9"]) == 2
     assert "'input' group" in capsys.readouterr().err

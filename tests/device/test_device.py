@@ -1,11 +1,11 @@
 """Framebuffer on the virtual device: memory layout, pan, palette, modes, restore, errors."""
 
 import errno
-import os
 import pathlib
 
 import numpy as np
 import pytest
+from support.refuse import refuse_open
 
 import fbgfx
 from fbgfx import FramebufferError, ModeError
@@ -319,11 +319,7 @@ def test_missing_device_lists_what_exists():
 
 def test_permission_denied_says_join_video(monkeypatch):
     """EACCES tells the user to join the video group."""
-
-    def denied(*args, **kwargs):
-        raise PermissionError(errno.EACCES, "Permission denied")
-
-    monkeypatch.setattr(os, "open", denied)
+    refuse_open(monkeypatch, "/dev/fb0", PermissionError, errno.EACCES, "Permission denied")
     with pytest.raises(FramebufferError) as e:
         fbgfx.open("/dev/fb0")
     assert e.value.errno == errno.EACCES and "video" in str(e.value)

@@ -7,6 +7,7 @@ import errno
 import numpy as np
 import pytest
 from support.fake_drm import CONSOLE_FB, CRTC, FakeCard, make_mode
+from support.refuse import refuse_open
 
 import fbgfx
 from fbgfx import _restore
@@ -386,7 +387,7 @@ def test_open_without_any_display_says_so(monkeypatch):
 
     monkeypatch.delenv("FRAMEBUFFER", raising=False)
     monkeypatch.setattr(opener, "find_display", lambda: None)
-    monkeypatch.setattr("fbgfx._fbdev.os.open", lambda *a: (_ for _ in ()).throw(FileNotFoundError(2, "gone")))
+    refuse_open(monkeypatch, "/dev/fb0", FileNotFoundError, errno.ENOENT, "gone")
     with pytest.raises(fbgfx.FramebufferError, match="no such framebuffer device") as info:
         fbgfx.open()
     assert info.value.errno == errno.ENOENT

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from support import RECORDINGS, ROOT
+from support.refuse import refuse_open
 
 import fbgfx
 from fbgfx import touch
@@ -566,14 +567,7 @@ def test_missing_path_lists_dev_input(fake_input):
 def test_permission_denied_says_join_input(fake_input, monkeypatch):
     """EACCES opening the device says to join the 'input' group."""
     path = fake_input(0, "raspberrypi-ts", **TOUCHSCREEN)
-    real_open = os.open
-
-    def denied(p, *args, **kwargs):
-        if str(p) == path:
-            raise PermissionError(errno.EACCES, "Permission denied", p)
-        return real_open(p, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", denied)
+    refuse_open(monkeypatch, path, PermissionError, errno.EACCES, "Permission denied")
     with pytest.raises(fbgfx.TouchError, match="'input' group") as e:
         touch.open()
     assert e.value.errno == errno.EACCES and e.value.filename == path

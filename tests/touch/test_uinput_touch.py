@@ -10,6 +10,7 @@ import platform
 import threading
 
 import pytest
+from support.refuse import refuse_open
 
 import fbgfx
 from fbgfx.touch import uinput as uinput_touch
@@ -26,11 +27,7 @@ def test_missing_uinput_says_modprobe(tmp_path):
 
 def test_no_permission_says_root_or_udev(monkeypatch):
     """/dev/uinput not writable: EACCES naming root and a udev rule."""
-
-    def refuse(*args, **kwargs):
-        raise PermissionError(errno.EACCES, "Permission denied")
-
-    monkeypatch.setattr(uinput_touch.os, "open", refuse)
+    refuse_open(monkeypatch, "/dev/uinput", PermissionError, errno.EACCES, "Permission denied")
     with pytest.raises(fbgfx.TouchError, match=r"needs root, or a udev rule") as info:
         UinputTouch((320, 240))
     assert info.value.errno == errno.EACCES
