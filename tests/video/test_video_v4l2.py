@@ -27,6 +27,8 @@ class FakeV4L2:
         self._open = os.open  # the real one, taken before the test replaces it
 
     def open(self, path: str, flags: int, mode: int = 0o777) -> int:
+        if path not in self.nodes:  # os.open is the process's: other threads open real files meanwhile
+            return self._open(path, flags, mode)
         fd = self._open(os.devnull, os.O_RDONLY)  # a real descriptor, so os.close works
         self.fds[fd] = path
         return fd
