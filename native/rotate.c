@@ -273,9 +273,10 @@ static enum rotate_kind rotate_kind_of(const rotate_format *f)
     return ROTATE_K_SHIFT;
 }
 
-/* Constants of one rotate_pack call for the AVX2 blocks. */
+/* Constants of one rotate_pack call for the AVX2 kernels. */
 typedef struct {
-    __m256i mask, alpha, ff, m5, m6, m5lo, m5hi, reverse;
+    __m256i mask, rmask, alpha, ff, m5, m6, m5lo, m5hi;
+    __m256i half_p[2], half_q[2], top, mid; /* half turns of 3-byte RGB into RGB565/BGR565 */
     __m128i crs, cgs, cbs, cro, cgo, cbo;
     int hi, step;
     enum rotate_kind kind;
@@ -284,24 +285,54 @@ typedef struct {
 __attribute__((target("avx2"))) static void rotate_avx2_setup(rotate_avx2_k *k, int step,
                                                               const rotate_format *f)
 {
-    uint8_t m[32];
+    uint8_t m[32], rm[32];
     k->kind = rotate_kind_of(f);
     k->step = step;
     k->hi = step == 3 ? 8 : 16; /* where the high lane's load starts */
+    memset(m, 0x80, sizeof m);
+    memset(rm, 0x80, sizeof rm);
+    /* mask: pixel p to word p % 4 of lane p / 4. rmask takes the two loads the other way
+     * round (pixels 4..7 in the low lane) and puts pixel p in word 3 - p % 4 of its lane:
+     * the 8 pixels in reverse order, for half turns, without a permute across lanes. */
     for (int p = 0; p < 8; p++) {
-        const int lane = p / 4, at = 16 * lane + 4 * (p % 4), from = step * p - (lane ? k->hi : 0);
-        m[at] = m[at + 1] = m[at + 2] = m[at + 3] = 0x80;
-        for (int c = 0; c < 3; c++)
-            m[at + (k->kind == ROTATE_K_BYTES ? f->off[c] / 8 : c)] = (uint8_t)(from + c);
+        const int lane = p / 4, from = step * p - (lane ? k->hi : 0);
+        const int at = 16 * lane + 4 * (p % 4), rat = 16 * (1 - lane) + 4 * (3 - p % 4);
+        for (int c = 0; c < 3; c++) {
+            const int b = k->kind == ROTATE_K_BYTES ? f->off[c] / 8 : c;
+            m[at + b] = rm[rat + b] = (uint8_t)(from + c);
+        }
     }
     k->mask = _mm256_loadu_si256((const __m256i *)m);
+    k->rmask = _mm256_loadu_si256((const __m256i *)rm);
+    /* convert_pack's RGB -> RGB565/BGR565 shuffles (convert_avx2_rgb_565), mirrored: for
+     * 16 pixels at p, a = bytes [24, 40) | [0, 16) and b = [32, 48) | [8, 24) (low lane |
+     * high lane), so the low lane gathers pixels 8..15 and the high lane 0..7, pixel q of
+     * a lane's 8 into 16-bit word 7 - q: P = first << 8 | green, Q = last << 8, where
+     * first/last are red/blue (blue/red for BGR565). */
+    uint8_t mp[2][32], mq[2][32];
+    memset(mp, 0x80, sizeof mp);
+    memset(mq, 0x80, sizeof mq);
+    const int bgr = k->kind == ROTATE_K_BGR565;
+    for (int lane = 0; lane < 2; lane++) {
+        for (int q = 0; q < 8; q++) {
+            const int src = q < 5 ? 0 : 1, from = 3 * q - 8 * src, at = 16 * lane + 2 * (7 - q);
+            mp[src][at] = (uint8_t)(from + 1);
+            mp[src][at + 1] = (uint8_t)(from + (bgr ? 2 : 0));
+            mq[src][at + 1] = (uint8_t)(from + (bgr ? 0 : 2));
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        k->half_p[i] = _mm256_loadu_si256((const __m256i *)mp[i]);
+        k->half_q[i] = _mm256_loadu_si256((const __m256i *)mq[i]);
+    }
+    k->top = _mm256_set1_epi16((short)0xF800);
+    k->mid = _mm256_set1_epi16(0xFC);
     k->alpha = _mm256_set1_epi32(f->len[3] ? (int)((255u >> (8 - f->len[3])) << f->off[3]) : 0);
     k->ff = _mm256_set1_epi32(0xFF);
     k->m5 = _mm256_set1_epi32(0xF8);
     k->m6 = _mm256_set1_epi32(0x07E0);
     k->m5lo = _mm256_set1_epi32(0x1F);
     k->m5hi = _mm256_set1_epi32(0xF800);
-    k->reverse = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
     k->crs = _mm_cvtsi32_si128(8 - f->len[0]);
     k->cgs = _mm_cvtsi32_si128(8 - f->len[1]);
     k->cbs = _mm_cvtsi32_si128(8 - f->len[2]);
@@ -310,18 +341,22 @@ __attribute__((target("avx2"))) static void rotate_avx2_setup(rotate_avx2_k *k, 
     k->cbo = _mm_cvtsi32_si128(f->off[2]);
 }
 
-/* 8 RGB pixels at p converted, as 32-bit words (16-bit layouts in the low half). A byte
- * shuffle gathers them; for whole-byte channels that is the pixel, else the words are
- * R | G << 8 | B << 16 and each channel is masked and shifted into place. Reads only
- * the 8 pixels' bytes. */
-__attribute__((target("avx2"), always_inline)) static inline __m256i rotate_avx2_px8(const uint8_t *p,
-                                                                                     const rotate_avx2_k *k)
+/* 16 bytes at lo in the low lane, 16 at hi in the high lane. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i rotate_avx2_load2(const uint8_t *lo,
+                                                                                       const uint8_t *hi)
 {
-    __m256i w = _mm256_shuffle_epi8(
-        _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)p)),
-                                _mm_loadu_si128((const __m128i *)(p + k->hi)), 1),
-        k->mask);
-    switch (k->kind) {
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)lo)),
+                                   _mm_loadu_si128((const __m128i *)hi), 1);
+}
+
+/* 8 RGB pixels gathered into 32-bit words by a byte shuffle (mask or rmask), converted
+ * to the layout `kind` (a constant where the caller is inlined): for whole-byte
+ * channels the shuffle gives the pixel, else the words are R | G << 8 | B << 16 and
+ * each channel is masked and shifted into place (16-bit layouts in the low half). */
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+rotate_avx2_words(__m256i w, const rotate_avx2_k *k, enum rotate_kind kind)
+{
+    switch (kind) {
     case ROTATE_K_BYTES:
         return _mm256_or_si256(w, k->alpha);
     case ROTATE_K_565: /* (R & 0xF8) << 8 | (G & 0xFC) << 3 | B >> 3 */
@@ -342,40 +377,22 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i rotate_avx2
     }
 }
 
-/* Two rows of 8 converted 32-bit words as 8 16-bit pixels each (exact: they fit). */
-__attribute__((target("avx2"), always_inline)) static inline void rotate_avx2_narrow(__m256i a, __m256i b,
-                                                                                     __m128i *lo, __m128i *hi)
+/* 8 RGB pixels at p converted, as 32-bit words in order. Reads only their bytes. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i rotate_avx2_px8(const uint8_t *p,
+                                                                                     const rotate_avx2_k *k)
 {
-    __m256i v = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);
-    *lo = _mm256_castsi256_si128(v);
-    *hi = _mm256_extracti128_si256(v, 1);
+    return rotate_avx2_words(_mm256_shuffle_epi8(rotate_avx2_load2(p, p + k->hi), k->mask), k, k->kind);
 }
 
-/* One 8x8 block at (bx, by) of a width x height block of RGB, converted and turned in
- * registers straight into the panel's memory: no pixel goes through memory between. */
+/* One 8x8 block at (bx, by) of a width x height block of RGB, converted and turned by 1
+ * or 3 in registers straight into the panel's memory: no pixel goes through memory
+ * between. */
 __attribute__((target("avx2"), always_inline)) static inline void
 rotate_avx2_block(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, int width, int height,
                   int turn, int bytes, const rotate_avx2_k *k, int bx, int by)
 {
     const uint8_t *s = src + (ptrdiff_t)by * ss + (ptrdiff_t)bx * k->step;
     __m256i r[8];
-    if (turn == 2) { /* each row reversed, rows bottom up */
-        uint8_t *d = dst + (ptrdiff_t)(height - 1 - by) * ds + (ptrdiff_t)(width - 8 - bx) * bytes;
-        for (int y = 0; y < 8; y++)
-            r[y] = _mm256_permutevar8x32_epi32(rotate_avx2_px8(s + (ptrdiff_t)y * ss, k), k->reverse);
-        for (int y = 0; y < 8; y += 2) {
-            if (bytes == 4) {
-                _mm256_storeu_si256((__m256i *)(d - (ptrdiff_t)y * ds), r[y]);
-                _mm256_storeu_si256((__m256i *)(d - (ptrdiff_t)(y + 1) * ds), r[y + 1]);
-            } else {
-                __m128i a, b;
-                rotate_avx2_narrow(r[y], r[y + 1], &a, &b);
-                _mm_storeu_si128((__m128i *)(d - (ptrdiff_t)y * ds), a);
-                _mm_storeu_si128((__m128i *)(d - (ptrdiff_t)(y + 1) * ds), b);
-            }
-        }
-        return;
-    }
     /* turn 1 takes the rows bottom up, so panel rows read the columns upwards */
     for (int y = 0; y < 8; y++)
         r[y] = rotate_avx2_px8(s + (ptrdiff_t)(turn == 1 ? 7 - y : y) * ss, k);
@@ -398,20 +415,40 @@ rotate_avx2_block(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, 
     }
 }
 
-/* A half turn of [x0, x1) x [0, height) (x1 - x0 a multiple of 16): frame row y is panel
- * row height - 1 - y, reversed, so it is a row conversion like convert_pack's, written
- * from the right. 16 pixels a step; while a row is converted, the same bytes of the next
- * frame row are prefetched (one prefetch a step, 48 or 64 bytes: every line), as
- * convert_pack does: the hardware prefetchers alone left the turn waiting on its rows.
- * A frame larger than the caches is written with non-temporal stores (video memory is
- * never read back: no read before each line) in the rows where the steps land on 32-byte
- * boundaries; rotate_pack picks x0 so that they do whenever the panel's rows are 32 bytes
- * apart, and the plain loops take the pixels outside [x0, x1). */
-__attribute__((target("avx2"))) static void rotate_avx2_half(const uint8_t *src, ptrdiff_t ss, uint8_t *dst,
-                                                             ptrdiff_t ds, int width, int height, int bytes,
-                                                             const rotate_avx2_k *k, int x0, int x1)
+/* 16 pixels of 3-byte RGB at p as RGB565/BGR565, in reverse order (pixel 15 first):
+ * convert_pack's shuffles and arithmetic, with the reversal in the shuffle masks and
+ * the order of the loads (rotate_avx2_setup), so a half turn costs no more steps than
+ * no turn. pixel = (P & 0xF800) | (P & 0xFC) << 3 | Q >> 11. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i
+rotate_avx2_565_rev16(const uint8_t *p, const rotate_avx2_k *k)
+{
+    const __m256i a = rotate_avx2_load2(p + 24, p), b = rotate_avx2_load2(p + 32, p + 8);
+    const __m256i P =
+        _mm256_or_si256(_mm256_shuffle_epi8(a, k->half_p[0]), _mm256_shuffle_epi8(b, k->half_p[1]));
+    const __m256i Q =
+        _mm256_or_si256(_mm256_shuffle_epi8(a, k->half_q[0]), _mm256_shuffle_epi8(b, k->half_q[1]));
+    const __m256i v =
+        _mm256_or_si256(_mm256_and_si256(P, k->top), _mm256_slli_epi16(_mm256_and_si256(P, k->mid), 3));
+    return _mm256_or_si256(v, _mm256_srli_epi16(Q, 11));
+}
+
+__attribute__((target("avx2"), always_inline)) static inline void rotate_avx2_store(uint8_t *d, __m256i v,
+                                                                                    int stream)
+{
+    if (stream)
+        _mm256_stream_si256((__m256i *)d, v);
+    else
+        _mm256_storeu_si256((__m256i *)d, v);
+}
+
+/* rotate_avx2_half's rows; kind and bytes are constants where it is inlined (kind -1:
+ * 3-byte RGB into RGB565/BGR565 by rotate_avx2_565_rev16). */
+__attribute__((target("avx2"), always_inline)) static inline int
+rotate_avx2_half_rows(const uint8_t *src, ptrdiff_t ss, uint8_t *dst, ptrdiff_t ds, int width, int height,
+                      const rotate_avx2_k *k, int x0, int x1, int kind, int bytes)
 {
     const int stream = (size_t)width * (size_t)height * (size_t)bytes >= ROTATE_STREAM_BYTES;
+    const int step = kind < 0 ? 3 : k->step;
     int streamed = 0;
     for (int y = 0; y < height; y++) {
         const uint8_t *s = src + (ptrdiff_t)y * ss;
@@ -421,29 +458,57 @@ __attribute__((target("avx2"))) static void rotate_avx2_half(const uint8_t *src,
         const int st = stream && ((uintptr_t)(row + (ptrdiff_t)(width - x0) * bytes) & 31) == 0;
         streamed |= st;
         for (int x = x0; x < x1; x += 16) {
-            _mm_prefetch((const char *)(next + (ptrdiff_t)x * k->step), _MM_HINT_T0);
-            __m256i a =
-                _mm256_permutevar8x32_epi32(rotate_avx2_px8(s + (ptrdiff_t)x * k->step, k), k->reverse);
-            __m256i b =
-                _mm256_permutevar8x32_epi32(rotate_avx2_px8(s + (ptrdiff_t)(x + 8) * k->step, k), k->reverse);
+            const uint8_t *p = s + (ptrdiff_t)x * step;
             uint8_t *d = row + (ptrdiff_t)(width - 16 - x) * bytes;
+            _mm_prefetch((const char *)(next + (ptrdiff_t)x * step), _MM_HINT_T0);
+            if (kind < 0) {
+                rotate_avx2_store(d, rotate_avx2_565_rev16(p, k), st);
+                continue;
+            }
+            /* pixels x + 7 .. x, and x + 15 .. x + 8 (rmask: the loads' lanes swapped) */
+            const __m256i a = rotate_avx2_words(
+                _mm256_shuffle_epi8(rotate_avx2_load2(p + k->hi, p), k->rmask), k, (enum rotate_kind)kind);
+            const __m256i b = rotate_avx2_words(
+                _mm256_shuffle_epi8(rotate_avx2_load2(p + 8 * step + k->hi, p + 8 * step), k->rmask), k,
+                (enum rotate_kind)kind);
             if (bytes == 4) {
-                if (st) {
-                    _mm256_stream_si256((__m256i *)d, b);
-                    _mm256_stream_si256((__m256i *)(d + 32), a);
-                } else {
-                    _mm256_storeu_si256((__m256i *)d, b);
-                    _mm256_storeu_si256((__m256i *)(d + 32), a);
-                }
-            } else {
-                __m256i v = _mm256_permute4x64_epi64(_mm256_packus_epi32(b, a), 0xD8);
-                if (st)
-                    _mm256_stream_si256((__m256i *)d, v);
-                else
-                    _mm256_storeu_si256((__m256i *)d, v);
+                rotate_avx2_store(d, b, st);
+                rotate_avx2_store(d + 32, a, st);
+            } else { /* the words' low halves, lane by lane: x + 15 .. x */
+                rotate_avx2_store(d, _mm256_permute4x64_epi64(_mm256_packus_epi32(b, a), 0xD8), st);
             }
         }
     }
+    return streamed;
+}
+
+/* A half turn of [x0, x1) x [0, height) (x1 - x0 a multiple of 16): frame row y is panel
+ * row height - 1 - y, reversed, so it is a row conversion like convert_pack's, written
+ * from the right, 16 pixels a step, the reversal folded into the byte shuffles (no
+ * permute across lanes). While a row is converted, the same bytes of the next frame row
+ * are prefetched (one prefetch a step, 48 or 64 bytes: every line), as convert_pack
+ * does: the hardware prefetchers alone left the turn waiting on its rows. A frame larger
+ * than the caches is written with non-temporal stores (video memory is never read back:
+ * no read before each line) in the rows where the steps land on 32-byte boundaries;
+ * rotate_pack picks x0 so that they do whenever the panel's rows are 32 bytes apart, and
+ * the plain loops take the pixels outside [x0, x1). */
+__attribute__((target("avx2"))) static void rotate_avx2_half(const uint8_t *src, ptrdiff_t ss, uint8_t *dst,
+                                                             ptrdiff_t ds, int width, int height, int bytes,
+                                                             const rotate_avx2_k *k, int x0, int x1)
+{
+    int streamed;
+    if (bytes == 2 && k->step == 3 && (k->kind == ROTATE_K_565 || k->kind == ROTATE_K_BGR565))
+        streamed = rotate_avx2_half_rows(src, ss, dst, ds, width, height, k, x0, x1, -1, 2);
+    else if (k->kind == ROTATE_K_BYTES)
+        streamed = rotate_avx2_half_rows(src, ss, dst, ds, width, height, k, x0, x1, ROTATE_K_BYTES, 4);
+    else if (k->kind == ROTATE_K_565)
+        streamed = rotate_avx2_half_rows(src, ss, dst, ds, width, height, k, x0, x1, ROTATE_K_565, 2);
+    else if (k->kind == ROTATE_K_BGR565)
+        streamed = rotate_avx2_half_rows(src, ss, dst, ds, width, height, k, x0, x1, ROTATE_K_BGR565, 2);
+    else if (bytes == 4)
+        streamed = rotate_avx2_half_rows(src, ss, dst, ds, width, height, k, x0, x1, ROTATE_K_SHIFT, 4);
+    else
+        streamed = rotate_avx2_half_rows(src, ss, dst, ds, width, height, k, x0, x1, ROTATE_K_SHIFT, 2);
     if (streamed)
         _mm_sfence(); /* non-temporal stores are ordered before whatever the caller does next */
 }

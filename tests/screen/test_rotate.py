@@ -322,6 +322,46 @@ def test_half_turn_of_a_large_frame_at_every_start_alignment(fmt, width):
         assert (store[border] == 0x5A).all(), lead
 
 
+# Every layout the half turn's vector steps take: whole-byte channels (with alpha),
+# RGB565 and BGR565 (from 3-byte pixels through convert_pack's shuffles, from 4-byte ones
+# through 32-bit words), and channels shifted into place, in 16 and 32 bits.
+HALF_TURN_FORMATS = {
+    **{
+        name: fbgfx.PixelFormat.from_name(name)
+        for name in ("XRGB8888", "XBGR8888", "RGBA8888", "RGB565", "BGR565", "ARGB1555", "XRGB4444")
+    },
+    "R6G7B5A3": fbgfx.PixelFormat(
+        32, fbgfx.Bitfield(21, 6), fbgfx.Bitfield(10, 7), fbgfx.Bitfield(1, 5), fbgfx.Bitfield(28, 3)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(HALF_TURN_FORMATS))
+@pytest.mark.parametrize("step", [3, 4])
+@pytest.mark.parametrize("width", [1021, 48])
+def test_half_turn_in_every_vector_layout(name, step, width):
+    """A half turn of 3 and 4 byte RGB pixels, of a frame larger than the caches (streamed,
+    an odd width: plain loops at the row ends) and of a small one (three whole vector
+    steps a row), in every layout the vector steps take, is the packed frame reversed
+    (np.rot90 twice), and writes nothing around its place."""
+    pf = HALF_TURN_FORMATS[name]
+    size = pf.bpp // 8
+    height = (2 << 20) // (width * size) + 3 if width > 48 else 9
+    rng = np.random.default_rng(width + step)
+    padded = rng.integers(0, 256, (height, width, 4), dtype=np.uint8)
+    rgb = padded[..., :3] if step == 4 else np.ascontiguousarray(padded[..., :3])
+    want = np.rot90(pf.pack(np.ascontiguousarray(rgb)), 2)
+    out = np.full((height + 2, width + 3), 0x5A, pf.dtype)  # a border to check
+    inner = out[1:-1, 1:-2]
+    spec = _transfer._pack_spec(pf)
+    rc = lib.rotate_pack(_ptr(rgb), rgb.strides[0], step, _ptr(inner), inner.strides[0], width, height, 2, spec)
+    assert rc == 0
+    assert (inner == want).all()
+    border = np.ones(out.shape, bool)
+    border[1:-1, 1:-2] = False
+    assert (out[border] == 0x5A).all()
+
+
 @pytest.mark.parametrize("fmt", ["XRGB8888", "RGB565", "BGR565", "ARGB1555"])
 @pytest.mark.parametrize("turn", [1, 2, 3])
 @pytest.mark.parametrize("shape", [(1, 1), (1, 40), (40, 1), (8, 8), (8, 24), (24, 8), (16, 17), (23, 9), (41, 66)])
