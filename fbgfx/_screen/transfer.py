@@ -104,6 +104,14 @@ def _address(a: np.ndarray) -> int:
     return int(a.__array_interface__["data"][0])
 
 
+def _pointer(a: np.ndarray, writable: bool = False) -> Any:
+    """A pointer to ``a``'s first element; the caller keeps ``a`` referenced across the C
+    call. A contiguous array's costs less through its buffer than its interface."""
+    if a.flags.c_contiguous:
+        return ffi.from_buffer("uint8_t[]", a, writable)
+    return ffi.cast("uint8_t *", _address(a))
+
+
 def _turnable(a: np.ndarray, size: int) -> bool:
     """True when the kernels can address ``a``: pixels of ``size`` bytes packed along
     rows, rows going down, and (2 and 4 byte pixels) rows and start aligned to the
@@ -126,6 +134,8 @@ class _Turned(Transfer):
         self.page_width, self.page_height = (height, width) if self.turn % 2 else (width, height)
         self._size = max(fmt.bpp // 8, 1)  # bytes of one pixel in a frame
         self._spec = _pack_spec(fmt)
+        self._rgb_shape = (height, width, 3)
+        self._page_shape, self._dtype = fmt.array_shape(self.page_height, self.page_width), fmt.dtype
         # A frame in the device's layout, unturned, for conversions rotate_pack cannot do
         # (gray, palette, 24 bpp, channels of more than 8 bits): converted, then turned.
         self._scratch: np.ndarray | None = None
@@ -155,16 +165,27 @@ class _Turned(Transfer):
 
     def convert(self, rgb: np.ndarray, page: np.ndarray) -> None:
         spec = self._spec
-        if spec is not None and _turnable(page, self._size):
+        # what holds for every frame (shapes, dtype, the kernel's format) is settled in
+        # __init__; per frame, only what keeps the kernel inside the two arrays
+        if (
+            spec is not None
+            and rgb.shape == self._rgb_shape
+            and rgb.dtype == np.uint8
+            and page.shape == self._page_shape
+            and page.dtype == self._dtype
+            and page.strides[1] == self._size
+            and page.strides[0] > 0
+            and page.flags.aligned  # address and row stride a multiple of the pixel size
+            and page.flags.writeable
+        ):
             step = rgb.strides[1]
             if rgb.strides[2] != 1 or step not in (3, 4) or rgb.strides[0] < 0:
                 rgb = np.ascontiguousarray(rgb)
                 step = 3
-            h, w = rgb.shape[:2]
             check_value(
                 lib.rotate_pack(
-                    ffi.cast("uint8_t *", _address(rgb)), rgb.strides[0], step,
-                    ffi.cast("uint8_t *", _address(page)), page.strides[0], w, h, self.turn, spec,
+                    _pointer(rgb), rgb.strides[0], step, _pointer(page, True), page.strides[0],
+                    self.width, self.height, self.turn, spec,
                 ),
                 "present: turning the picture",
             )  # fmt: skip

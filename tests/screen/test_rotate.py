@@ -93,6 +93,46 @@ def test_present_appears_turned(fmt, buffering, rotate, open_virtual):
         assert (np.asarray(fb.snapshot()) == turned(Image.fromarray(logical), rotate)).all()
 
 
+@pytest.mark.parametrize("fmt", ["RGB565", "BGR565", "XRGB8888", "ARGB1555", "RGB888"])
+@pytest.mark.parametrize("buffering", ["flip", "copy"])
+@pytest.mark.parametrize("rotate", ROTATIONS)
+def test_present_turned_into_padded_video_memory_rows(fmt, buffering, rotate, open_virtual, monkeypatch):
+    """present() on a turned screen into video memory whose rows are padded (an odd number
+    of pixels apart) shows exactly the turned conversion of a contiguous picture, one with
+    strided rows, one with 4-byte pixels, one upside down (rows going up), a Fortran-order
+    one and a Pillow one, and leaves the padding as it was; the formats rotate_pack takes
+    go straight to it (never through to_native)."""
+    converted = []
+    to_native = _transfer.convert.to_native
+    monkeypatch.setattr(_transfer.convert, "to_native", lambda *a, **k: converted.append(1) or to_native(*a, **k))
+    size = fbgfx.PixelFormat.from_name(fmt).bpp // 8
+    stride = 67 * size  # 61 pixels a row, 67 apart
+    fb = open_virtual(f"61x44:{fmt}:stride={stride}")
+    rows = fb.memory.reshape(-1, stride)
+    row_bytes = fb.format.row_bytes(61)
+    rows[:, row_bytes:] = 0x5A
+    rng = np.random.default_rng(rotate)
+    with fb.screen(buffering, rotate=rotate) as screen:
+        h, w = screen.height, screen.width
+        wide = rng.integers(0, 256, (h, w + 3, 4), dtype=np.uint8)
+        image = np.ascontiguousarray(wide[:, :w, :3])
+        pictures = [
+            image,
+            np.ascontiguousarray(wide[:, :, :3])[:, 3:],
+            wide[:, 2 : w + 2, :3],
+            image[::-1],
+            np.asfortranarray(image),
+            Image.fromarray(np.ascontiguousarray(wide[:, 1 : w + 1, :3])),
+        ]
+        for picture in pictures:
+            screen.present(picture)
+            fmt_, pal = fb.format, fb.palette
+            logical = fmt_.unpack(fmt_.pack(np.ascontiguousarray(picture), pal), pal)
+            assert (np.asarray(fb.snapshot()) == turned(Image.fromarray(logical), rotate)).all()
+        assert (rows[:, row_bytes:] == 0x5A).all()
+    assert len(converted) == (0 if fmt != "RGB888" else len(pictures))
+
+
 @pytest.mark.parametrize("rotate", ROTATIONS)
 def test_present_smaller_picture_is_placed_in_logical_coordinates(rotate, open_virtual):
     """A picture smaller than the screen is centred on the logical screen, with the background around it."""
