@@ -20,7 +20,8 @@ measured in the same run on the same machine:
 - present() of a 1080p picture on a screen turned 90 and 270 degrees (the logical
   picture is 1080x1920, the panel 1920x1080), against a memcpy of the destination
   frame (targets: at most 3x into XRGB8888, 4x into RGB565); turned 180 degrees
-  against no turn (at most 1.3x: the same bytes, only in another order). These four
+  against no turn (at most 1.3x: the same bytes, only in another order), as the median
+  of each round's own ratio, with the memcpy of the same rounds beside it. These four
   turns and the memcpy are timed in turn within each round (the order shifting from
   round to round), so that a change of the machine's load reaches them all alike;
   each call presents another picture (warm: two pictures by turns, both in the
@@ -29,7 +30,7 @@ measured in the same run on the same machine:
 
 The load average is printed first: on a shared machine, read the ratios beside it.
 
-Run: python benchmarks/bench_present.py [--repeats N] [--no-luma] [--cpu]
+Run: python benchmarks/bench_present.py [--repeats N] [--no-luma] [--cpu] [--unturned | --half]
 """
 
 from __future__ import annotations
@@ -120,11 +121,19 @@ def bench_present(fmt_name: str, frames, repeats: int, buffering: str = "auto", 
     return t, t_memcpy, mode, best
 
 
-def bench_turns(fmt_name: str, frames: list[np.ndarray], repeats: int, cold: bool, warmup: int = 2):
-    """present() turned by 0, 90, 180 and 270 degrees (``frames`` are the unturned
-    pictures; 90 and 270 get them as 1080 wide, 1920 tall) and a memcpy of the
-    destination frame, timed in turn within each round, the order shifting by one each
-    round. Returns {rotate: (median, median memcpy, best ratio)} and the buffering mode.
+def bench_turns(
+    fmt_name: str,
+    frames: list[np.ndarray],
+    repeats: int,
+    cold: bool,
+    warmup: int = 2,
+    rotations: tuple[int, ...] = (0, 90, 180, 270),
+):
+    """present() turned by ``rotations`` degrees (``frames`` are the unturned pictures;
+    90 and 270 get them as 1080 wide, 1920 tall) and a memcpy of the destination frame,
+    timed in turn within each round, the order shifting by one each round. Returns
+    {rotate: (median, median memcpy, best ratio)}, the ratios of rotate=180 to rotate=0
+    round by round (empty without both), and the buffering mode.
     With ``cold`` every call takes the next source of its pool (twice the L3's size),
     else the pictures of ``frames`` and two memcpy sources take turns (all in the cache)."""
     upright = pool(frames[0], True) if cold else frames
@@ -138,7 +147,7 @@ def bench_turns(fmt_name: str, frames: list[np.ndarray], repeats: int, cold: boo
     dst = np.empty_like(sources[0])
     opened, calls = [], {}
     n = [0]  # one count for all: consecutive calls take different sources
-    for rotate in (0, 90, 180, 270):
+    for rotate in rotations:
         fb = fbgfx.open(f"virtual:{W}x{H}:{fmt_name}")
         screen = fb.screen("auto", console=False, vsync=False, rotate=rotate)
         opened.append((screen, fb))
@@ -171,7 +180,29 @@ def bench_turns(fmt_name: str, frames: list[np.ndarray], repeats: int, cold: boo
         fb.close()
     memcpy = times.pop("memcpy")
     t_memcpy = statistics.median(memcpy)
-    return {key: (statistics.median(t), t_memcpy, min(t) / min(memcpy)) for key, t in times.items()}, mode
+    # the half turn against no turn of the same round: load that moves between rounds
+    # reaches both sides of each ratio alike
+    rounds = [a / b for a, b in zip(times[180], times[0])] if 0 in times and 180 in times else []
+    summary = {key: (statistics.median(t), t_memcpy, min(t) / min(memcpy)) for key, t in times.items()}
+    return summary, rounds, mode
+
+
+def half_row(fmt_name: str, cache: str, mode: str, turns, rounds: list[float]) -> list[tuple[object, ...]]:
+    """rotate=180 against rotate=0: the median of the rounds' own ratios, their range, and
+    the two (180/0) as multiples of the memcpy of the same rounds; then that memcpy's row."""
+    (t_half, t_memcpy, _), (t_none, _, _) = turns[180], turns[0]
+    ratio = statistics.median(rounds)
+    return [
+        (
+            f"present rotate=180 1080p -> {fmt_name} ({mode}, both {cache})",
+            t_half,
+            f"{ratio:.2f}x rotate=0 (rounds {min(rounds):.2f}-{max(rounds):.2f}), "
+            f"{t_half / t_memcpy:.2f}x/{t_none / t_memcpy:.2f}x memcpy",
+            "<= 1.3x",
+            ratio <= 1.3,
+        ),
+        (f"  memcpy of a 1080p {fmt_name} frame (same rounds, {cache})", t_memcpy, "1.00x", "", None),
+    ]
 
 
 def bench_copy_flip(fmt_name: str, repeats: int, rotate: int = 0):
@@ -265,8 +296,12 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--no-luma", action="store_true", help="skip the (slow) luma.core comparison")
     parser.add_argument("--cpu", action="store_true", help="time present() and memcpy in CPU time of the thread")
-    parser.add_argument(
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument(
         "--unturned", action="store_true", help="only the unturned present() rows (no turns, luma.core or copy flips)"
+    )
+    only.add_argument(
+        "--half", action="store_true", help="only rotate=180 against rotate=0 (and the memcpy), timed in turn"
     )
     args = parser.parse_args(argv)
     global CLOCK
@@ -275,6 +310,17 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(0)
     frames = [rng.integers(0, 256, (H, W, 3), dtype=np.uint8) for _ in range(2)]
     rows = []
+
+    if args.half:
+        halves = {}  # {(format, cache): (median ratio, memcpy)}
+        for fmt_name in ("XRGB8888", "RGB565"):
+            for cache in ("warm", "cold"):
+                turns, rounds, mode = bench_turns(
+                    fmt_name, frames, args.repeats, cold=cache == "cold", rotations=(0, 180)
+                )
+                rows += half_row(fmt_name, cache, mode, turns, rounds)
+                halves[(fmt_name, cache)] = (statistics.median(rounds), turns[0][1])
+        return report(rows, args.cpu, halves=halves)
 
     limits = {"XRGB8888": 2.0, "RGB565": 1.6}
     present = {}
@@ -304,7 +350,7 @@ def main(argv=None) -> int:
     turned_limits = {"XRGB8888": 3.0, "RGB565": 4.0}
     for fmt_name in ("XRGB8888", "RGB565"):
         for cache in ("warm", "cold"):
-            turns, mode = bench_turns(fmt_name, frames, args.repeats, cold=cache == "cold")
+            turns, rounds, mode = bench_turns(fmt_name, frames, args.repeats, cold=cache == "cold")
             for rotate in (90, 270):
                 rows += against_memcpy(
                     f"present rotate={rotate} 1080p -> {fmt_name} ({mode}, both {cache})",
@@ -314,17 +360,7 @@ def main(argv=None) -> int:
                     f"{fmt_name} frame (same rounds, {cache})",
                 )[:1]
             # a half turn reads and writes what no turn does, only in another order
-            (t_half, t_memcpy, _), (t_none, _, _) = turns[180], turns[0]
-            rows.append(
-                (
-                    f"present rotate=180 1080p -> {fmt_name} ({mode}, both {cache})",
-                    t_half,
-                    f"{t_half / t_none:.2f}x rotate=0 ({t_half / t_memcpy:.2f}x memcpy)",
-                    "<= 1.3x",
-                    t_half / t_none <= 1.3,
-                )
-            )
-            rows.append((f"  memcpy of a 1080p {fmt_name} frame (same rounds, {cache})", t_memcpy, "1.00x", "", None))
+            rows += half_row(fmt_name, cache, mode, turns, rounds)
 
     if not args.no_luma:
         t_luma = bench_luma(frames[0], repeats=3)
@@ -378,9 +414,15 @@ def main(argv=None) -> int:
     return report(rows, args.cpu, cold_ratio)
 
 
-def report(rows: list[tuple[object, ...]], cpu: bool, cold_ratio: dict[str, tuple[float, float]]) -> int:
+def report(
+    rows: list[tuple[object, ...]],
+    cpu: bool,
+    cold_ratio: dict[str, tuple[float, float]] | None = None,
+    halves: dict[tuple[str, str], tuple[float, float]] | None = None,
+) -> int:
     """Print the rows, then issue 34's figure on a line of its own: unturned RGB565, both
-    cold, with the memcpy and the load it was measured beside. 0 when every target is met."""
+    cold (or with ``halves``, rotate=180 against rotate=0), with the memcpy and the load it
+    was measured beside. 0 when every target is met."""
     clock = "CPU time of the thread" if cpu else "wall time"
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     print(f"load average (1, 5, 15 min): {load}; timed in {clock}")
@@ -388,11 +430,18 @@ def report(rows: list[tuple[object, ...]], cpu: bool, cold_ratio: dict[str, tupl
     for what, t, ratio, target, ok in rows:
         mark = "" if ok is None else ("yes" if ok else "NO")
         print(f"{what:<56} {t * 1e3:>8.3f}ms  {ratio:<28} {target:<8} {mark}")
-    ratio, t_memcpy = cold_ratio["RGB565"]
-    print(
-        f"unturned RGB565, both cold: {ratio:.2f}x memcpy (target <= 1.6x), "
-        f"memcpy {t_memcpy * 1e3:.3f} ms, load {load}, {clock}"
-    )
+    if cold_ratio is not None:
+        ratio, t_memcpy = cold_ratio["RGB565"]
+        print(
+            f"unturned RGB565, both cold: {ratio:.2f}x memcpy (target <= 1.6x), "
+            f"memcpy {t_memcpy * 1e3:.3f} ms, load {load}, {clock}"
+        )
+    if halves is not None:
+        figures = ", ".join(
+            f"{fmt_name} {cache} {ratio:.2f}x (memcpy {t_memcpy * 1e3:.3f} ms)"
+            for (fmt_name, cache), (ratio, t_memcpy) in halves.items()
+        )
+        print(f"rotate=180 vs rotate=0 (target <= 1.3x): {figures}; load {load}, {clock}")
     return 0 if all(ok is not False for *_, ok in rows) else 1
 
 
