@@ -31,6 +31,8 @@ class KernelDevice(FbdevBackend):
     mode_list: list[str] | None = None
     #: Other processes can open and change the same device.
     shared = True
+    #: The structs of the last vars panned to (vars are immutable: the struct of one stays right).
+    _pan_structs: list[tuple[VarScreenInfo, Any]] = []
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -70,7 +72,14 @@ class KernelDevice(FbdevBackend):
     # -- operations ---------------------------------------------------------------------
 
     def pan(self, var: VarScreenInfo) -> None:
-        self._check(lib.fbgfx_pan(self.fd, self._var_to_c(var)), "panning (FBIOPAN_DISPLAY)")
+        # Framebuffer.pan passes the same var objects again (one per page): each is
+        # converted to a struct once, and a fresh copy of it goes to the kernel
+        # (FBIOPAN_DISPLAY writes its var back)
+        c = next((c for known, c in self._pan_structs if known is var), None)
+        if c is None:
+            c = self._var_to_c(var)
+            self._pan_structs = [*self._pan_structs[-3:], (var, c)]
+        self._check(lib.fbgfx_pan(self.fd, ffi.new("struct fb_var_screeninfo *", c[0])), "panning (FBIOPAN_DISPLAY)")
 
     def get_cmap(self, start: int, length: int) -> np.ndarray:
         """Colour map entries as (length, 4) uint16: red, green, blue, transp."""

@@ -465,7 +465,8 @@ class Framebuffer(ClosesOnExit):
         device is (``ENODEV``): its missing pages would kill the process with SIGBUS.
         :class:`fbgfx.Screen` checks where each frame starts (one ``fstat``).
         """
-        self._check_open()
+        if self._closed:
+            self._check_open()
         self._device.check()
 
     def to_rgb(self, native: np.ndarray, width: int | None = None) -> np.ndarray:
@@ -490,8 +491,9 @@ class Framebuffer(ClosesOnExit):
             FramebufferError: The driver cannot pan (EINVAL), or the kernel refused.
             ValueError: (x, y) is outside the virtual screen or not on a pan step.
         """
-        self._check_open()
-        self._check_writable("panning")
+        if self._closed or self.readonly:
+            self._check_open()
+            self._check_writable("panning")
         var, fix = self._var, self._fix
         if x < 0 or y < 0 or x + var.xres > var.xres_virtual or y + var.yres > var.yres_virtual:
             raise ValueError(
@@ -512,7 +514,12 @@ class Framebuffer(ClosesOnExit):
             # only flash the other buffer's older frame)
             found = self._device.get_var() if shared else var
             self._remember("pan", (found.xoffset, found.yoffset))
-        new = var.replace(xoffset=x, yoffset=y)
+        # the var of each pan offset is built once per mode (a Screen's pages take turns)
+        new = self._pans.get((x, y))
+        if new is None:
+            if len(self._pans) >= 4:
+                self._pans.clear()
+            new = self._pans[x, y] = var.replace(xoffset=x, yoffset=y)
         self._mine["pan"] = None
         self._device.pan(new)
         self._var = new
@@ -889,6 +896,8 @@ class Framebuffer(ClosesOnExit):
                 self._memory.flags.writeable = False
             self._mapped = (fix.smem_start, fix.smem_len)
         self._var, self._fix, self._format = var, fix, fmt
+        # vars of pan offsets reached from this one (pan()): each differs from it in the offset only
+        self._pans: dict[tuple[int, int], VarScreenInfo] = {}
         self._palette = self._read_palette()
 
     def _unmap(self) -> None:

@@ -56,7 +56,17 @@ class _ScreenInfo:
 
     def replace(self: _Info, **changes: Any) -> _Info:
         """Return a copy with some fields changed."""
-        return dataclasses.replace(self, **changes)
+        cls = type(self)
+        if cls not in _PLAIN or not changes.keys() <= _PLAIN[cls]:
+            return dataclasses.replace(self, **changes)  # (its errors for unknown fields)
+        # The plain structs have no __post_init__ and every field in __init__: a copy of
+        # the instance dict is what dataclasses.replace builds, without 28 keyword
+        # arguments through the generated __init__ (a pan takes one per frame).
+        new = object.__new__(cls)
+        fields = new.__dict__
+        fields.update(self.__dict__)
+        fields.update(changes)
+        return new
 
     def asdict(self) -> dict[str, Any]:
         """All fields as a plain dict (a :class:`Bitfield` as a dict), e.g. for JSON."""
@@ -120,6 +130,8 @@ class FixScreenInfo(_ScreenInfo):
 BITFIELD_NAMES = ("red", "green", "blue", "transp")
 VAR_FIELDS = tuple(f.name for f in dataclasses.fields(VarScreenInfo))
 FIX_FIELDS = tuple(f.name for f in dataclasses.fields(FixScreenInfo))
+#: The classes whose replace() copies the instance dict, with their field names.
+_PLAIN: dict[type, frozenset[str]] = {VarScreenInfo: frozenset(VAR_FIELDS), FixScreenInfo: frozenset(FIX_FIELDS)}
 
 
 #: What a mode change sets: every field of a var but the pan offset and the timings

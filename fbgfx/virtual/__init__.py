@@ -177,20 +177,27 @@ class VirtualDevice(FbdevBackend):
             return self._apply_var(var, test=False)
 
     def pan(self, var: VarScreenInfo) -> None:
+        if self._file is None and not self.readonly:  # (what _changing does then, per frame)
+            with self._lock:
+                self._pan(var)
+            return
         with self._changing("panning (FBIOPAN_DISPLAY)"):
-            cur = self._var
-            fix = self._fix
-            if not self.options.can_pan and (var.xoffset, var.yoffset) != (cur.xoffset, cur.yoffset):
-                raise self._error(errno.EINVAL, "panning (FBIOPAN_DISPLAY)")
-            if (
-                var.xoffset + cur.xres > cur.xres_virtual
-                or var.yoffset + cur.yres > cur.yres_virtual
-                or (fix.xpanstep and var.xoffset % fix.xpanstep)
-                or (fix.ypanstep and var.yoffset % fix.ypanstep)
-            ):
-                raise self._error(errno.EINVAL, "panning (FBIOPAN_DISPLAY)")
-            self._var = cur.replace(xoffset=var.xoffset, yoffset=var.yoffset)
-            self.pan_count += 1
+            self._pan(var)
+
+    def _pan(self, var: VarScreenInfo) -> None:
+        cur = self._var
+        fix = self._fix
+        if not self.options.can_pan and (var.xoffset, var.yoffset) != (cur.xoffset, cur.yoffset):
+            raise self._error(errno.EINVAL, "panning (FBIOPAN_DISPLAY)")
+        if (
+            var.xoffset + cur.xres > cur.xres_virtual
+            or var.yoffset + cur.yres > cur.yres_virtual
+            or (fix.xpanstep and var.xoffset % fix.xpanstep)
+            or (fix.ypanstep and var.yoffset % fix.ypanstep)
+        ):
+            raise self._error(errno.EINVAL, "panning (FBIOPAN_DISPLAY)")
+        self._var = cur.replace(xoffset=var.xoffset, yoffset=var.yoffset)
+        self.pan_count += 1
 
     def get_cmap(self, start: int, length: int) -> np.ndarray:
         with self._lock:

@@ -147,6 +147,78 @@ def test_pan_then_mode_change_restores_both():
     assert (var.bits_per_pixel, var.yoffset, var.yres_virtual) == (32, 0, 32)
 
 
+def test_pan_after_a_mode_change_shows_the_new_mode():
+    """The var of each pan offset is made once per mode: after a mode change a pan to an
+    offset used before reports (and gives the device) the new mode, not the old one."""
+    fb = fbgfx.open("virtual:32x16:XRGB8888:vh=48")
+    for y in (16, 0, 16, 0):
+        fb.pan(0, y)
+        assert fb.var == fb.device.get_var()
+    fb.set_mode(bpp=16, virtual_height=48)
+    for y in (16, 0, 16):
+        fb.pan(0, y)
+        assert (fb.var.bits_per_pixel, fb.var.yoffset) == (16, y)
+        assert fb.var == fb.device.get_var()
+    fb.set_mode(width=16, height=8, virtual_height=48)
+    fb.pan(0, 16)
+    assert (fb.var.xres, fb.var.yres, fb.var.bits_per_pixel, fb.var.yoffset) == (16, 8, 16, 16)
+    assert fb.var == fb.device.get_var()
+    fb.close()
+
+
+@pytest.mark.parametrize("cls", [fbgfx.VarScreenInfo, fbgfx.FixScreenInfo])
+def test_screeninfo_replace_is_dataclasses_replace(cls):
+    """replace() (a pan makes one a frame) gives what dataclasses.replace gives, field by
+    field, frozen and hashable alike, and refuses unknown fields the same way."""
+    import dataclasses
+
+    base = cls(**{f.name: (fbgfx.Bitfield(3, 5, 0) if f.type == "Bitfield" else ("fb" if f.name == "id" else i + 1))
+                  for i, f in enumerate(dataclasses.fields(cls))})  # fmt: skip
+    for i, f in enumerate(dataclasses.fields(cls)):
+        value = fbgfx.Bitfield(1, 2, 0) if f.type == "Bitfield" else ("other" if f.name == "id" else 100 + i)
+        got, want = base.replace(**{f.name: value}), dataclasses.replace(base, **{f.name: value})
+        assert type(got) is cls and got == want and hash(got) == hash(want)
+        assert dataclasses.asdict(got) == dataclasses.asdict(want)
+        assert getattr(base, f.name) != value  # the original is unchanged
+    assert base.replace() == base and base.replace() is not base
+    name = dataclasses.fields(cls)[1].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(base.replace(**{name: 7}), name, 8)
+    with pytest.raises(TypeError, match="no_such_field"):
+        base.replace(no_such_field=1)
+
+
+def test_kernel_device_pans_with_a_fresh_struct_of_each_var(monkeypatch):
+    """/dev/fbN: the struct of a var is made once and a copy of it goes to each pan
+    (FBIOPAN_DISPLAY writes its var back: what the kernel wrote never reaches the next
+    pan); another var (another mode) gets its own struct."""
+    from fbgfx import _fbdev
+
+    sent = []
+
+    class Lib:
+        @staticmethod
+        def fbgfx_pan(fd, c):
+            sent.append((c.xoffset, c.yoffset, c.bits_per_pixel, c.red.offset, c.red.length, c.xres))
+            c.xres = c.bits_per_pixel = c.red.length = 0  # as if the driver wrote it back changed
+            return 0
+
+    monkeypatch.setattr(_fbdev, "lib", Lib)
+    device = _fbdev.KernelDevice.__new__(_fbdev.KernelDevice)
+    device.path, device.fd = "/dev/fb-test", -1
+    var = fbgfx.VarScreenInfo(xres=64, yres=48, xres_virtual=64, yres_virtual=96, bits_per_pixel=32,
+                              red=fbgfx.Bitfield(16, 8, 0))  # fmt: skip
+    pages = [var, var.replace(yoffset=48)]
+    for page in pages * 3:
+        device.pan(page)
+    assert sent == [(0, 0, 32, 16, 8, 64), (0, 48, 32, 16, 8, 64)] * 3
+    other = var.replace(bits_per_pixel=16, red=fbgfx.Bitfield(11, 5, 0), yoffset=48)
+    sent.clear()
+    device.pan(other)
+    device.pan(pages[1])
+    assert sent == [(0, 48, 16, 11, 5, 64), (0, 48, 32, 16, 8, 64)]
+
+
 def test_refused_mode_changes_nothing(open_virtual):
     """A driver that refuses (DRM emulation) raises ModeError with errno; mode and picture stay."""
     fb = open_virtual("64x48:XRGB8888:modes=refuse")
