@@ -29,6 +29,7 @@ from .pixelformat import PixelFormat, default_palette
 # True: the C kernels do the work where they can; tests set it False to check the NumPy
 # reference paths, which formats the kernels do not cover always take.
 _C = True
+_UINT8 = np.dtype(np.uint8)  # (the dtype of uint8 arrays, as a rule: compared by identity first)
 
 __all__ = ["as_rgb", "blend_mask", "fill", "from_native", "has_alpha", "to_native"]
 
@@ -75,7 +76,7 @@ def as_rgb(source: Any) -> np.ndarray:
 
 
 def _array_as_rgb(a: np.ndarray) -> np.ndarray:
-    if a.dtype != np.uint8:
+    if a.dtype is not _UINT8 and a.dtype != np.uint8:
         raise TypeError(f"image arrays must be uint8, got dtype {a.dtype}")
     if a.ndim == 2:
         return np.repeat(a[:, :, None], 3, axis=2)
@@ -337,32 +338,35 @@ class FramePacker:
         self._rgb_shape = (height, width, 3)
         self._shape, self._dtype = fmt.array_shape(height, width), fmt.dtype
         self._pixel_strides = (3, 1) if fmt.bpp == 24 else (self._dtype.itemsize,)
+        self._rgb_row = 3 * width  # the row stride of a contiguous (height, width, 3) frame
 
     def __call__(self, src: np.ndarray, out: np.ndarray) -> None:
         """Write ``src`` ((height, width, 3) or (.., 4) uint8) into ``out`` (one frame
         of the format, rows any stride apart), as :func:`to_native` would."""
         spec = self._spec
+        # each attribute read once (a frame's Python runs with the caches emptied by the last)
+        s_strides, o_strides, o_flags = src.strides, out.strides, out.flags
         if (
             spec is None
             or not _C
             or src.shape != self._rgb_shape
-            or src.strides[1:] != (3, 1)
-            or src.strides[0] <= 0
-            or src.dtype != np.uint8
+            or s_strides[1:] != (3, 1)
+            or s_strides[0] <= 0
+            or (src.dtype is not _UINT8 and src.dtype != np.uint8)
             or out.shape != self._shape
             or out.dtype != self._dtype
-            or out.strides[1:] != self._pixel_strides
-            or not out.flags.aligned
-            or not out.flags.writeable
+            or o_strides[1:] != self._pixel_strides
+            or not o_flags.aligned
+            or not o_flags.writeable
         ):
             to_native(src, self.format, out, palette=self.palette)
             return
         # a contiguous array's pointer costs less through its buffer than its interface
-        s = ffi.from_buffer("uint8_t[]", src) if src.flags.c_contiguous else _ptr(src)
-        d = ffi.from_buffer("uint8_t[]", out, True) if out.flags.c_contiguous else _ptr(out)
-        check_value(
-            lib.convert_pack(s, src.strides[0], 3, 0, d, out.strides[0], self.width, self.height, spec.c), "to_native"
-        )
+        s = ffi.from_buffer("uint8_t[]", src) if s_strides[0] == self._rgb_row else _ptr(src)
+        d = ffi.from_buffer("uint8_t[]", out, True) if o_flags.c_contiguous else _ptr(out)
+        rc = lib.convert_pack(s, s_strides[0], 3, 0, d, o_strides[0], self.width, self.height, spec.c)
+        if rc < 0:
+            check_value(rc, "to_native")
 
 
 def from_native(native: np.ndarray, fmt: PixelFormat, *, palette: Any = None, alpha: bool = False) -> np.ndarray:

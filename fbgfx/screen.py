@@ -353,11 +353,12 @@ class Screen(ClosesOnExit):
         if fit not in FITS:
             raise ValueError(f"fit must be one of {', '.join(FITS)}, not {fit!r}")
         rgb = convert.as_rgb(image)
-        if rgb.shape[0] == 0 or rgb.shape[1] == 0:
-            raise ValueError(f"present: the image is empty ({rgb.shape[1]}x{rgb.shape[0]} pixels)")
-        if rgb.shape[2] == 4:
+        h, w, channels = rgb.shape
+        if h == 0 or w == 0:
+            raise ValueError(f"present: the image is empty ({w}x{h} pixels)")
+        if channels == 4:
             rgb = _flatten(rgb, resolve(background, self.format, self._palette).rgba)
-        if rgb.shape[:2] != (self.height, self.width):
+        if h != self.height or w != self.width:
             rgb, x, y = place(rgb, self.width, self.height, fit)
             if rgb.shape[:2] != (self.height, self.width):
                 with _restore.critical:
@@ -649,7 +650,8 @@ class _InRam(_Back):
         rows = np.zeros(6, np.int32)
         self._take = functools.partial(self._taken.absorb, self.log.taker(self._taken.x0, self._taken.x1, rows), rows)
         self._catching_up = threading.RLock()
-        self.stale = False  # the back buffer lags behind a present()ed picture
+        self._stale = False  # the back buffer lags behind a present()ed picture
+        self.log.before_write = None  # (tells the Surface: its drawing calls take their fast paths)
 
     @property
     def stale(self) -> bool:
@@ -659,7 +661,9 @@ class _InRam(_Back):
     def stale(self, value: bool) -> None:
         self._stale = value
         # while stale, a drawing call first brings the back buffer level
-        self.log.before_write = self._level if value else None
+        hook = self._level if value else None
+        if self.log.before_write != hook:  # (setting it tells the Surface: once is enough)
+            self.log.before_write = hook
 
     def _level(self) -> None:
         with self._catching_up:

@@ -261,13 +261,18 @@ class FlipBuffer(Buffering):
         self._front: int | None = next((i for i, p in enumerate(self._pages) if p.y == var.yoffset), None)
 
     def show(self, changed: Region | None, write: Writer) -> None:
-        for page in self._pages:
-            _mark(page.pending, changed)
+        pages = self._pages
+        for p in pages:
+            if changed is None:
+                p.pending.add_all()
+            else:
+                p.pending.merge(changed)
         back = 1 if self._front == 0 else 0
-        page = self._pages[back]
+        page = pages[back]
         write(self._view(self._x, page.y), page.pending)
         page.pending.clear()
-        self.wait_for_vsync()
+        if self._vsync:
+            self.wait_for_vsync()
         self.fb.pan(self._x, page.y)
         self._front = back
 

@@ -307,7 +307,11 @@ class Composed(Buffering):
             self._stack.presenter = self
 
     def show(self, changed: Region | None, write: Writer) -> None:
-        self._stack.screen_show(self.inner, changed, write)
+        stack = self._stack
+        if not stack.slots:  # no layers (as a rule): straight through, one call less a frame
+            self.inner.show(changed, write)
+            return
+        stack.screen_show(self.inner, changed, write)
 
     def show_layers(self, region: Region, write: Writer) -> None:
         """Show ``region`` again with ``write`` (a layer changed there)."""

@@ -552,3 +552,32 @@ def test_present_background_colours_as_drawing_takes_them(open_virtual):
             screen.present(image, fit="center", background="not-a-colour")
         with pytest.raises(ValueError):
             screen.present(np.zeros((4, 4, 4), np.uint8), background=(0, 0, 999))
+
+
+@pytest.mark.parametrize("buffering", ["flip", "copy"])
+@pytest.mark.parametrize("clear", [False, True])
+def test_presents_in_a_row_then_drawing_catches_up_with_the_last(buffering, clear, open_virtual):
+    """The catch-up hook is set once for presents in a row (it stays set): drawing
+    afterwards, through a Surface taken before, starts from the last picture (blank
+    with clear), goes through the hook once and leaves it unset, so that later
+    drawing calls take their fast paths again."""
+    pictures = [np.full((16, 32, 3), v, np.uint8) for v in (50, 100, 150)]
+    fb = open_virtual("32x16:XRGB8888")
+    with fb.screen(buffering, clear=clear) as screen:
+        s = screen.surface
+        log = screen._back.log
+        for picture in pictures:
+            screen.present(picture)
+            assert screen._back.stale and log.before_write is not None
+        with screen.frame() as f:
+            f.rectangle((0, 0, 3, 3), fill="red")
+        assert not screen._back.stale and log.before_write is None
+        shown = visible_rgb(fb)
+        assert shown[1, 1].tolist() == [255, 0, 0]
+        assert shown[10, 10].tolist() == ([0, 0, 0] if clear else [150, 150, 150])
+        s.rectangle((10, 10, 12, 12), fill="blue")  # the fast path, with the hook unset
+        screen.flip()
+        shown = visible_rgb(fb)
+        assert shown[11, 11].tolist() == [0, 0, 255]
+        assert shown[1, 1].tolist() == ([0, 0, 0] if clear else [255, 0, 0])
+        assert shown[14, 20].tolist() == ([0, 0, 0] if clear else [150, 150, 150])
