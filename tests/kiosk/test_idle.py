@@ -107,7 +107,9 @@ def test_dims_blanks_wakes_and_restores(sysfs, open_virtual):
     changes = _Changes(bl, fb)
     dimmed = round(255 * 0.1)
     try:
-        with Idle(fb, touch, dim_after=0.2, off_after=0.6, dim=0.1, on_change=changes) as idle:
+        # DIM is entered only while the idle time lies between dim_after and off_after: a thread
+        # waking later than that goes straight to DARK (rightly), so the window is 2 s wide
+        with Idle(fb, touch, dim_after=0.2, off_after=2.2, dim=0.1, on_change=changes) as idle:
             assert changes.wait(2) == [(DIM, dimmed, 0, 0), (DARK, dimmed, 4, 4)]
             touch.touch(1)
             # lit again (backlight level and power, display unblanked), then idle anew
@@ -191,7 +193,8 @@ def test_cli_sigterm_while_dark_relights(sysfs, tmp_path):
         pass  # create it; its touchscreen is what fbgfx idle watches
     env = dict(os.environ, FBGFX_SYSFS=str(sysfs))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fbgfx", "idle", "-d", spec, "--dim-after", "0.2", "--off-after", "0.4"],
+        # dimmed first (2 s to do so: a later look goes straight to dark, leaving the level as it was)
+        [sys.executable, "-m", "fbgfx", "idle", "-d", spec, "--dim-after", "0.2", "--off-after", "2.2"],
         stderr=subprocess.PIPE,
         text=True,
         env=env,
