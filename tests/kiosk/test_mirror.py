@@ -196,7 +196,8 @@ def test_mirror_follows_mode_change_exit_and_return(tmp_path, open_virtual):
         assert dest.snapshot().getpixel((160, 120)) == (255, 0, 0)  # the last picture stays
         with fbgfx.open(spec) as back:
             _draw(back, "lime")
-            deadline = time.monotonic() + 5
+            # the source is looked for again every 0.5 s: 60 s is for a hung mirror only
+            deadline = time.monotonic() + 60
             while not m.step() and time.monotonic() < deadline:
                 time.sleep(0.1)
         assert dest.snapshot().getpixel((160, 120)) == (0, 255, 0)
