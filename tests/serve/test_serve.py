@@ -409,14 +409,24 @@ def test_viewers_follow_a_drawing_thread_exactly():
 
     async def viewer(port):
         canvas = np.zeros((120, 160, 3), np.uint8)
+        last = None  # the last picture, once the drawing is over
+        received = quiet = 0
         async with connect(f"ws://127.0.0.1:{port}/ws", origin=f"http://127.0.0.1:{port}") as ws:
-            for _ in range(2000):  # more than enough updates for 200 frames
+            # until the canvas shows the last picture and nothing comes after it for 0.5 s (not
+            # until a quiet time alone: a busy machine's server can send the last one later), or
+            # nothing came for a minute, or too many updates came
+            while received < 2000 and quiet < 120:
+                if last is None and done.is_set():
+                    last = np.asarray(fb.snapshot())
+                shows_last = last is not None and np.array_equal(canvas, last)
                 try:
-                    message = await asyncio.wait_for(ws.recv(), 2)
+                    message = await asyncio.wait_for(ws.recv(), 0.5)
                 except asyncio.TimeoutError:
-                    if done.is_set():  # drawing is over and nothing more comes: the last picture is in
-                        return canvas
+                    if shows_last:
+                        break
+                    quiet += 1
                     continue
+                received, quiet = received + 1, 0
                 if isinstance(message, bytes):
                     apply_update(canvas, message)
                     await ws.send(json.dumps({"type": "ack"}))
