@@ -60,8 +60,11 @@ def chromium(window: str = "900,700"):
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options), profile
 
 
-def wait_until(condition, timeout=20.0, what="the condition"):
-    """Poll ``condition()`` until it is true (returning its value) or fail after ``timeout`` seconds."""
+def wait_until(condition, timeout=60.0, what="the condition"):
+    """Poll ``condition()`` until it is true (returning its value) or fail after ``timeout`` seconds.
+
+    The timeout is for a hang only: a page reconnecting after its back-off (up to 4 s), in a
+    browser started on a machine with every core busy, takes many times what it does idle."""
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
