@@ -79,6 +79,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BUFFERING", "FITS", "Screen", "resolve_rotate"]
 
+_UINT8 = np.dtype(np.uint8)
+
 #: Buffering strategies :class:`Screen` takes.
 BUFFERING = ("auto", "flip", "copy", "single")
 
@@ -352,7 +354,9 @@ class Screen(ClosesOnExit):
         self.fb.check()
         if fit not in FITS:
             raise ValueError(f"fit must be one of {', '.join(FITS)}, not {fit!r}")
-        rgb = convert.as_rgb(image)
+        # (an RGB uint8 array, what video gives, is what as_rgb returns as it is)
+        rgb_array = type(image) is np.ndarray and image.dtype is _UINT8 and image.ndim == 3 and image.shape[2] in (3, 4)
+        rgb = image if rgb_array else convert.as_rgb(image)
         h, w, channels = rgb.shape
         if h == 0 or w == 0:
             raise ValueError(f"present: the image is empty ({w}x{h} pixels)")
@@ -708,7 +712,8 @@ class _InRam(_Back):
     def present(self, rgb: np.ndarray) -> None:
         transfer = self.transfer
         self.strategy.show(None, lambda page, _: transfer.convert(rgb, page))
-        self._sync()  # what was drawn is covered by the picture: forget it
+        if self.log.pending:
+            self._sync()  # what was drawn is covered by the picture: forget it
         self.current.clear()
         self._presented(rgb)
 

@@ -102,7 +102,8 @@ class Region:
 
     def add_all(self) -> None:
         """Make the region the whole frame."""
-        self.clear()
+        if self.top < self.bottom:  # (clear() but for the box, set here: a present marks every page so)
+            self.clear()
         self.box = (0, 0, self.width, self.height)
 
     def merge(self, other: Region) -> None:
