@@ -200,7 +200,9 @@ def test_cli_sigterm_while_dark_relights(sysfs, tmp_path):
         env=env,
     )
     try:
-        assert _wait(lambda: _read(bl, "bl_power") == 4, 60)
+        # read as text while the process may be writing it: this sysfs is made of plain files, which
+        # a writer truncates before it writes (a kernel attribute is never seen half-written)
+        assert _wait(lambda: (bl / "bl_power").read_text() == "4\n", 60)
         assert _read(bl, "brightness") == round(255 * 0.2)
         proc.terminate()
         _, err = proc.communicate(timeout=60)
