@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from support.fake_drm import FakeCard
 from support.forking import in_child
+from support.memory import rss_mb
 
 import fbgfx
 from fbgfx import _restore
@@ -27,12 +28,6 @@ from fbgfx.drm import DrmDevice
 from fbgfx.errors import FramebufferError
 
 ENV = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(fbgfx.__file__)))}
-
-
-def rss_mb() -> float:
-    """This process's resident memory in MB."""
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
 
 
 # -- Screens are freed ---------------------------------------------------------------------------

@@ -8,7 +8,6 @@ it and hands it to fbgfx's closer thread; :func:`fbgfx._closing.settle` waits fo
 from __future__ import annotations
 
 import gc
-import os
 import threading
 import time
 import weakref
@@ -18,6 +17,7 @@ from support.dropped import RED, assert_given_back, collect, live_displays, open
 from support.fake_drm import CONSOLE_FB, CRTC, FakeCard, make_mode
 from support.forking import in_child
 from support.heap import own_heap  # noqa: F401 (the fixture)
+from support.memory import rss_mb
 
 from fbgfx import _closing, _restore
 from fbgfx.device import Framebuffer
@@ -27,12 +27,6 @@ from fbgfx.drm.shared import SharedCard
 pytestmark = pytest.mark.usefixtures("own_heap")
 
 SMALL = (make_mode(640, 480, preferred=True),)
-
-
-def rss_mb() -> float:
-    """This process's resident memory in MB."""
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
 
 
 def test_display_whose_callback_refers_to_it_is_released_when_dropped():
