@@ -44,12 +44,8 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     add("--loop", action="store_true", help="play the file(s) again and again (not stdin)")
     add_fit(parser)
     add_rotate(parser)
-    add(
-        "--box",
-        metavar="X0,Y0,X1,Y1",
-        help="play in this rectangle of the screen (X1, Y1 exclusive), in a layer: on a display plane where "
-        "the display has one free, else composed by fbgfx; says which",
-    )
+    layer = "in a layer: on a display plane where the display has one free, else composed by fbgfx; says which"
+    add("--box", metavar="X0,Y0,X1,Y1", help=f"play in this rectangle of the screen (X1, Y1 exclusive), {layer}")
     add("--size", metavar="WxH", help="frame size of raw frames on stdin")
     add("--pix-fmt", metavar="FMT", help=f"pixel format of raw frames: {', '.join(_RAW_PIX_FMTS)} (default rgb24)")
     add_duration(parser, "stop after this many seconds")
@@ -80,9 +76,7 @@ def run(args: argparse.Namespace, context: Context) -> int:
                     player = make_player(sources, options)
                     play_on(player.screen, player, Status(context, args.stats), args.verbose)
     finally:
-        for source in sources:
-            if isinstance(source, video.Video):
-                source.close()
+        _close(sources)
     return 0
 
 
@@ -120,16 +114,27 @@ def _file_sources(video: Any, args: argparse.Namespace, stop: float | None) -> l
         with reading(files[0], "an image or animation"):
             return [video.AnimationSource(files[0], fifo, loop=args.loop)]
     sources: list[Any] = []
-    for path in files:
-        if _read_once(video, path):
-            sources.append(path)  # the player waits for a FIFO's writer no longer than --duration
-        elif _is_picture(video, path):
-            with reading(path, "an image or animation"):
-                sources.append(video.AnimationSource(path, loop=args.loop))
-        else:
-            _import_av(video, path)
-            sources.append(video.Video(path, hwdec=args.hwdec))
+    try:
+        for path in files:
+            if _read_once(video, path):
+                sources.append(path)  # the player waits for a FIFO's writer no longer than --duration
+            elif _is_picture(video, path):
+                with reading(path, "an image or animation"):
+                    sources.append(video.AnimationSource(path, loop=args.loop))
+            else:
+                _import_av(video, path)
+                sources.append(video.Video(path, hwdec=args.hwdec))
+    except BaseException:  # the files checked before the one refused
+        _close(sources)
+        raise
     return sources
+
+
+def _close(sources: list[Any]) -> None:
+    """Close the playlist's files now (Debian's PyAV 10 keeps a dropped Video's open until a collection)."""
+    for source in sources:
+        if hasattr(source, "close"):
+            source.close()
 
 
 def _import_av(video: Any, path: str) -> None:

@@ -224,6 +224,12 @@ class AnimationSource:
         image, self._image = self._image or self._open_image(), None
         return _AnimationPass(image, None, self._keep, self._shown)
 
+    def close(self) -> None:
+        """Close the file, if no pass has taken it yet (a pass closes it when it ends); safe twice."""
+        image, self._image = self._image, None
+        if image is not None:
+            image.close()
+
     def _keep(self, frames: list[Frame] | None) -> None:
         """A pass read the whole file: keep its frames (None: too large to keep)."""
         self._cache = frames

@@ -8,6 +8,7 @@ change every second, a 440 Hz tone, a display matrix. Most plays run with ``fps=
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import support
+from PIL import Image
 
 import fbgfx
 from fbgfx import convert
@@ -334,6 +336,16 @@ def test_hwdec_falls_back_to_software(media, monkeypatch):
 # -- the command line -------------------------------------------------------------------------------
 
 
+def open_fds(path):
+    """How many of this process's descriptors name ``path`` (other threads open their own meanwhile)."""
+    path = os.path.realpath(path)
+    names = []
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            names.append(os.readlink(f"/proc/self/fd/{fd}"))
+    return names.count(path)
+
+
 def run(capsys, *argv):
     """Run main() in-process; return (exit status, stderr)."""
     code = main([str(a) for a in argv])
@@ -347,8 +359,6 @@ def test_cli_plays_a_playlist(media, tmp_path, capsys):
         capsys, "play", media["one"], media["two"], "--fps", "0", "--out", out, "-d", "virtual:64x48:XRGB8888"
     )
     assert code == 0, err
-    from PIL import Image
-
     with Image.open(out) as im:
         assert close_to(np.asarray(im.convert("RGB")), decoded(media["two"])[-1], 3)
 
@@ -393,6 +403,24 @@ def test_cli_truncated_file_plays_what_is_there(tmp_path, capsys):
     lines = [line for line in err.splitlines() if not line.startswith(("fbgfx: played", "fbgfx: note"))]
     assert len(lines) <= 1 and "Traceback" not in err, err
     assert "fbgfx: played" in err
+
+
+def test_cli_playlist_refused_closes_the_files_before_it(media, tmp_path, capsys):
+    """`fbgfx play GOOD.mp4 ANIM.gif BAD.mp4`: the files checked before the bad one are closed
+    when the error is given, not at a garbage collection (Debian's PyAV 10 leaves a dropped
+    container's file open until one)."""
+    noise = tmp_path / "noise.mp4"
+    noise.write_bytes(os.urandom(4096))
+    anim = tmp_path / "anim.gif"
+    frames = [Image.new("RGB", (8, 8), c) for c in ("red", "lime")]
+    frames[0].save(anim, save_all=True, append_images=frames[1:], duration=50)
+    gc.disable()
+    try:
+        code, err = run(capsys, "play", media["one"], anim, noise, "-d", "virtual:64x48")
+        assert code == 2 and "noise.mp4" in err, err
+        assert open_fds(media["one"]) == 0 and open_fds(anim) == 0
+    finally:
+        gc.enable()
 
 
 def test_cli_without_pyav_says_how_to_install(media, capsys, monkeypatch):
@@ -512,15 +540,10 @@ def test_a_loop_keeps_no_file_open_behind_it(media, open_virtual):
     open at a time (counted by what each descriptor names, not by how many the process has:
     other threads of the process open their own meanwhile)."""
     fb = open_virtual("64x48:RGB565")
-    path = os.path.realpath(media["one"])
     counts = []
 
     def open_of_the_file(screen, t):
-        names = []
-        for fd in os.listdir("/proc/self/fd"):
-            with contextlib.suppress(OSError):
-                names.append(os.readlink(f"/proc/self/fd/{fd}"))
-        counts.append(names.count(path))
+        counts.append(open_fds(media["one"]))
 
     with fb.screen() as screen:
         played = screen.play(str(media["one"]), loop=True, duration=1.5, fps=0, audio=False, on_frame=open_of_the_file)
