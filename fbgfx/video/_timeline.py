@@ -70,11 +70,19 @@ class _Feeder:
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=DEPTH)
         self._back: list[Any] = []
         self._stop = threading.Event()
+        self._closed = False  # the pass
         self._tell = opened
         self._thread = threading.Thread(target=self._run, name="fbgfx-video-decoder", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
+        try:
+            self._read()
+        finally:
+            if self._stop.is_set():  # close() may have stopped waiting for this thread
+                self._close_pass()
+
+    def _read(self) -> None:
         try:
             if self.opened is None:
                 self.opened = self.source.open(self._stop)
@@ -152,10 +160,17 @@ class _Feeder:
         self._back.append(item)
 
     def close(self) -> None:
-        """Stop reading and close the pass."""
+        """Stop reading and close the pass: here, or by the thread as it ends when a step of
+        its (a slow decode, a FIFO's read) outlasts the wait."""
         self._stop.set()
         self._thread.join(timeout=2.0)
-        if self.opened is not None and not self._thread.is_alive():
+        if not self._thread.is_alive():
+            self._close_pass()
+
+    def _close_pass(self) -> None:
+        """Close the pass once (the thread has left it)."""
+        if self.opened is not None and not self._closed:
+            self._closed = True
             self.opened.close()
 
 

@@ -142,3 +142,47 @@ def test_a_local_path_that_looks_like_a_url_is_a_file(clip: Path, tmp_path: Path
         assert len(list(v)) == 10
     assert opened and all(o == "file:" + str(folder / "host:8080") for o in opened)
     assert video.is_url("http://example.com/a.mp4") and not video.is_url("http:/host:8080")
+
+
+class _StuckPass:
+    """A pass whose second frame takes until ``release`` is set (a decode step that
+    outlasts the player's wait for its thread)."""
+
+    video = None
+    live = False
+
+    def __init__(self) -> None:
+        self.release, self.closed = threading.Event(), threading.Event()
+        self.reading = threading.Event()
+
+    def frames(self):
+        yield video.Frame("rgb", np.zeros((8, 8, 3), np.uint8), 0.0, 0.04)
+        self.reading.set()
+        self.release.wait(120)
+        yield video.Frame("rgb", np.zeros((8, 8, 3), np.uint8), 0.04, 0.04)
+
+    def close(self) -> None:
+        self.closed.set()
+
+
+class _StuckSource:
+    name = "stuck"
+
+    def __init__(self) -> None:
+        self.pass_ = _StuckPass()
+
+    def open(self, cancel: threading.Event) -> _StuckPass:
+        return self.pass_
+
+
+def test_a_pass_whose_step_outlasts_the_end_is_closed_when_the_step_ends(open_virtual) -> None:
+    """A play that ends while its decoding thread is stuck in a step longer than the end's
+    2 s wait: the pass is closed by that thread as the step ends, not left open."""
+    source = _StuckSource()
+    fb = open_virtual("32x24:RGB565")
+    with fb.screen() as screen:
+        played = screen.play(source, duration=0.3, audio=False)
+    assert played.shown == 1 and source.pass_.reading.is_set()
+    assert not source.pass_.closed.is_set()  # its thread is still in the step
+    source.pass_.release.set()
+    assert source.pass_.closed.wait(120)
