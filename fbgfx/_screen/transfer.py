@@ -112,13 +112,14 @@ def _pointer(a: np.ndarray, writable: bool = False) -> Any:
     return ffi.cast("uint8_t *", _address(a))
 
 
-def _turnable(a: np.ndarray, size: int) -> bool:
-    """True when the kernels can address ``a``: pixels of ``size`` bytes packed along
-    rows, rows going down, and (2 and 4 byte pixels) rows and start aligned to the
-    pixel size."""
+def _turnable(a: np.ndarray, size: int) -> int | None:
+    """``a``'s address when the kernels can address it, else None: pixels of ``size``
+    bytes packed along rows, rows going down, and (2 and 4 byte pixels) rows and start
+    aligned to the pixel size."""
     if a.strides[1] != size or a.strides[0] <= 0:
-        return False
-    return size == 3 or (a.strides[0] % size == 0 and _address(a) % size == 0)
+        return None
+    at = _address(a)
+    return at if size == 3 or (a.strides[0] % size == 0 and at % size == 0) else None
 
 
 class _Turned(Transfer):
@@ -139,6 +140,8 @@ class _Turned(Transfer):
         # A frame in the device's layout, unturned, for conversions rotate_pack cannot do
         # (gray, palette, 24 bpp, channels of more than 8 bits): converted, then turned.
         self._scratch: np.ndarray | None = None
+        self._frame: tuple[np.ndarray, Any] | None = None  # the last frame copied, and its pointer
+        self._page_bytes = self.page_width * self.page_height * self._size
 
     def to_page(self, x0: int, y0: int, x1: int, y1: int) -> tuple[int, int, int, int]:
         """Where the frame's rectangle [x0, x1) x [y0, y1) is on the panel, as (x0, y0, x1, y1)."""
@@ -159,9 +162,50 @@ class _Turned(Transfer):
         return w - y1, x0, w - y0, x1
 
     def copy(self, frame: np.ndarray, region: Region, page: np.ndarray) -> None:
-        for y0, y1, x0, x1 in region.runs():
-            px0, py0, px1, py1 = self.to_page(x0, y0, x1, y1)
-            self._turn(frame[y0:y1, x0:x1], page[py0:py1, px0:px1])
+        runs, size, w, h = region.runs(), self._size, self.width, self.height
+        src, dst = self._frame_pointer(frame), self._page_pointer(page)
+        if src is None or dst is None:  # e.g. a view of odd alignment
+            for y0, y1, x0, x1 in runs:
+                px0, py0, px1, py1 = self.to_page(x0, y0, x1, y1)
+                self._turn(frame[y0:y1, x0:x1], page[py0:py1, px0:px1])
+            return
+        # Each run is a place in the two arrays, not two views of them: a small change's
+        # flip often comes after a whole frame has emptied the caches, and there each
+        # view and address read costs more than turning the pixels (a 32x32 change at
+        # 16 bpp: 30 -> 20 us).
+        ss, ds = frame.strides[0], page.strides[0]
+        for y0, y1, x0, x1 in runs:
+            if not (0 <= x0 <= x1 <= w and 0 <= y0 <= y1 <= h):
+                raise ValueError(f"copy: the run {(x0, y0, x1, y1)} is outside the {w}x{h} frame")
+            px0, py0, _, _ = self.to_page(x0, y0, x1, y1)
+            check_value(
+                lib.rotate_copy(
+                    src + (y0 * ss + x0 * size), ss,
+                    dst + (py0 * ds + px0 * size), ds, x1 - x0, y1 - y0, size, self.turn,
+                ),
+                "turning a frame",
+            )  # fmt: skip
+
+    def _frame_pointer(self, frame: np.ndarray) -> Any:
+        """A pointer to ``frame`` (the back buffer: the same array every flip, so its
+        pointer is kept with it) for the kernels, or None when they cannot address it."""
+        known = self._frame
+        if known is not None and known[0] is frame:
+            return known[1]
+        at = _turnable(frame, self._size) if frame.shape[:2] == (self.height, self.width) else None
+        pointer = None if at is None else ffi.cast("uint8_t *", at)
+        self._frame = (frame, pointer)
+        return pointer
+
+    def _page_pointer(self, page: np.ndarray) -> Any:
+        """A pointer to ``page`` for the kernels, or None when they cannot address it."""
+        if page.shape[:2] != (self.page_height, self.page_width):
+            return None
+        flags = page.flags
+        if flags.c_contiguous and flags.aligned and flags.writeable and page.nbytes == self._page_bytes:
+            return ffi.from_buffer("uint8_t[]", page, True)  # (cheaper than its address)
+        at = _turnable(page, self._size)
+        return None if at is None else ffi.cast("uint8_t *", at)
 
     def convert(self, rgb: np.ndarray, page: np.ndarray) -> None:
         spec = self._spec
@@ -205,13 +249,14 @@ class _Turned(Transfer):
         if h == 0 or w == 0:
             return
         size = self._size
-        if not (_turnable(src, size) and _turnable(dst, size)):  # e.g. a view of odd alignment
+        s_at, d_at = _turnable(src, size), _turnable(dst, size)
+        if s_at is None or d_at is None:  # e.g. a view of odd alignment
             dst[...] = np.rot90(src, -self.turn)
             return
         check_value(
             lib.rotate_copy(
-                ffi.cast("uint8_t *", _address(src)), src.strides[0],
-                ffi.cast("uint8_t *", _address(dst)), dst.strides[0], w, h, size, self.turn,
+                ffi.cast("uint8_t *", s_at), src.strides[0], ffi.cast("uint8_t *", d_at), dst.strides[0],
+                w, h, size, self.turn,
             ),
             "turning a frame",
         )  # fmt: skip

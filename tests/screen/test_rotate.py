@@ -133,6 +133,57 @@ def test_present_turned_into_padded_video_memory_rows(fmt, buffering, rotate, op
     assert len(converted) == (0 if fmt != "RGB888" else len(pictures))
 
 
+@pytest.mark.parametrize("fmt", ["RGB565", "XRGB8888", "RGB888"])
+@pytest.mark.parametrize("padded", [False, True])
+@pytest.mark.parametrize("buffering", ["flip", "copy"])
+@pytest.mark.parametrize("rotate", ROTATIONS)
+def test_turned_flips_of_separate_changes(fmt, padded, buffering, rotate, open_virtual):
+    """Flips of two changes far apart (two runs) on a turned screen, into contiguous video
+    memory and into rows padded an odd number of pixels apart: the panel shows the turned
+    drawing, and the padding stays as it was."""
+    size = fbgfx.PixelFormat.from_name(fmt).bpp // 8
+    stride = 67 * size if padded else 61 * size
+    fb = open_virtual(f"61x44:{fmt}:stride={stride}")
+    rows = fb.memory.reshape(-1, stride)
+    row_bytes = fb.format.row_bytes(61)
+    rows[:, row_bytes:] = 0x5A
+    with fb.screen(buffering, rotate=rotate) as screen:
+        w, h = screen.width, screen.height
+        with screen.frame() as s:
+            draw_scene(s, 0)
+        for step, color in enumerate(["white", "red", "lime"]):
+            with screen.frame() as s:
+                s.rectangle((1, 1 + step, 6, 5 + step), fill=color)
+                s.rectangle((w - 8, h - 9 + step, w - 2, h - 4 + step), fill=color)
+        with fbgfx.open(f"virtual:{w}x{h}:{fmt}:pan=0") as ref, ref.screen("copy") as unturned:
+            with unturned.frame() as s:
+                draw_scene(s, 0)
+                for step, color in enumerate(["white", "red", "lime"]):
+                    s.rectangle((1, 1 + step, 6, 5 + step), fill=color)
+                    s.rectangle((w - 8, h - 9 + step, w - 2, h - 4 + step), fill=color)
+            want = turned(ref.snapshot(), rotate)
+        assert (np.asarray(fb.snapshot()) == want).all()
+    assert (rows[:, row_bytes:] == 0x5A).all()
+
+
+def test_turned_copy_refuses_a_run_outside_the_frame(open_virtual):
+    """The turned copy computes places in the two arrays itself: a run outside the frame
+    is a ValueError before anything is written, not a write past the page."""
+    fb = open_virtual("61x44:RGB565:pan=0")
+    with fb.screen("copy", rotate=90) as screen:
+        transfer, back = screen._back.transfer, screen._back
+        page = fb.pixels
+        page[...] = 0x77
+
+        class Outside:
+            def runs(self):
+                return [(0, 62, 0, 4)]  # rows 0..61 of a 61-row frame
+
+        with pytest.raises(ValueError, match="outside"):
+            transfer.copy(back.shadow, Outside(), page)
+        assert (page == 0x77).all()
+
+
 @pytest.mark.parametrize("rotate", ROTATIONS)
 def test_present_smaller_picture_is_placed_in_logical_coordinates(rotate, open_virtual):
     """A picture smaller than the screen is centred on the logical screen, with the background around it."""
