@@ -121,7 +121,7 @@ class Screen(ClosesOnExit):
         ValueError: An unknown buffering, palette or rotate option (also from
             ``$FBGFX_ROTATE``).
         FramebufferError: ``buffering="flip"`` on a device that cannot pan or has no
-            room for two pages.
+            room for two pages; ``EPERM`` on a framebuffer opened ``readonly=True``.
 
     Formats of fewer than 8 bits cannot be drawn in place (a Surface holds one pixel
     per byte), nor can a turned picture, so with them ``"single"`` also draws in RAM
@@ -145,6 +145,8 @@ class Screen(ClosesOnExit):
             raise ValueError(f"buffering must be one of {', '.join(BUFFERING)}, not {buffering!r}")
         if isinstance(palette, str) and palette != "default":
             raise ValueError(f"palette must be 'default', None or an (n, 3) array, not {palette!r}")
+        if fb.readonly:
+            raise FramebufferError(errno.EPERM, "a Screen draws: the framebuffer is open read-only", fb.path)
         self.fb = fb
         self.format: PixelFormat = fb.format
         self.rotate = rotate

@@ -140,8 +140,6 @@ class _Turned(Transfer):
         # A frame in the device's layout, unturned, for conversions rotate_pack cannot do
         # (gray, palette, 24 bpp, channels of more than 8 bits): converted, then turned.
         self._scratch: np.ndarray | None = None
-        self._frame: tuple[np.ndarray, Any] | None = None  # the last frame copied, and its pointer
-        self._page_bytes = self.page_width * self.page_height * self._size
 
     def to_page(self, x0: int, y0: int, x1: int, y1: int) -> tuple[int, int, int, int]:
         """Where the frame's rectangle [x0, x1) x [y0, y1) is on the panel, as (x0, y0, x1, y1)."""
@@ -163,7 +161,8 @@ class _Turned(Transfer):
 
     def copy(self, frame: np.ndarray, region: Region, page: np.ndarray) -> None:
         runs, size, w, h = region.runs(), self._size, self.width, self.height
-        src, dst = self._frame_pointer(frame), self._page_pointer(page)
+        src = self._kernel_pointer(frame, h, w, writable=False)
+        dst = self._kernel_pointer(page, self.page_height, self.page_width, writable=True)
         if src is None or dst is None:  # e.g. a view of odd alignment
             for y0, y1, x0, x1 in runs:
                 px0, py0, px1, py1 = self.to_page(x0, y0, x1, y1)
@@ -172,7 +171,7 @@ class _Turned(Transfer):
         # Each run is a place in the two arrays, not two views of them: a small change's
         # flip often comes after a whole frame has emptied the caches, and there each
         # view and address read costs more than turning the pixels (a 32x32 change at
-        # 16 bpp: 30 -> 20 us).
+        # 16 bpp: 30 -> 22 us).
         ss, ds = frame.strides[0], page.strides[0]
         for y0, y1, x0, x1 in runs:
             if not (0 <= x0 <= x1 <= w and 0 <= y0 <= y1 <= h):
@@ -186,25 +185,17 @@ class _Turned(Transfer):
                 "turning a frame",
             )  # fmt: skip
 
-    def _frame_pointer(self, frame: np.ndarray) -> Any:
-        """A pointer to ``frame`` (the back buffer: the same array every flip, so its
-        pointer is kept with it) for the kernels, or None when they cannot address it."""
-        known = self._frame
-        if known is not None and known[0] is frame:
-            return known[1]
-        at = _turnable(frame, self._size) if frame.shape[:2] == (self.height, self.width) else None
-        pointer = None if at is None else ffi.cast("uint8_t *", at)
-        self._frame = (frame, pointer)
-        return pointer
-
-    def _page_pointer(self, page: np.ndarray) -> Any:
-        """A pointer to ``page`` for the kernels, or None when they cannot address it."""
-        if page.shape[:2] != (self.page_height, self.page_width):
+    def _kernel_pointer(self, a: np.ndarray, height: int, width: int, writable: bool) -> Any:
+        """A pointer to ``a``, ``height`` x ``width`` native pixels, for the kernels; None
+        when they cannot address it or it is not that size (or not writable when asked)."""
+        if a.shape[:2] != (height, width):
             return None
-        flags = page.flags
-        if flags.c_contiguous and flags.aligned and flags.writeable and page.nbytes == self._page_bytes:
-            return ffi.from_buffer("uint8_t[]", page, True)  # (cheaper than its address)
-        at = _turnable(page, self._size)
+        flags = a.flags
+        if writable and not flags.writeable:
+            return None
+        if flags.c_contiguous and flags.aligned and a.nbytes == height * width * self._size:
+            return ffi.from_buffer("uint8_t[]", a, writable)  # (cheaper than its address)
+        at = _turnable(a, self._size)
         return None if at is None else ffi.cast("uint8_t *", at)
 
     def convert(self, rgb: np.ndarray, page: np.ndarray) -> None:
@@ -248,10 +239,12 @@ class _Turned(Transfer):
         h, w = src.shape[:2]
         if h == 0 or w == 0:
             return
+        if dst.shape[:2] != ((w, h) if self.turn % 2 else (h, w)):
+            raise ValueError(f"turning a frame: {w}x{h} pixels do not fit {dst.shape[1]}x{dst.shape[0]}")
         size = self._size
         s_at, d_at = _turnable(src, size), _turnable(dst, size)
-        if s_at is None or d_at is None:  # e.g. a view of odd alignment
-            dst[...] = np.rot90(src, -self.turn)
+        if s_at is None or d_at is None or not dst.flags.writeable:  # e.g. a view of odd alignment
+            dst[...] = np.rot90(src, -self.turn)  # (a read-only page: NumPy's ValueError)
             return
         check_value(
             lib.rotate_copy(

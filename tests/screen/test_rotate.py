@@ -184,6 +184,49 @@ def test_turned_copy_refuses_a_run_outside_the_frame(open_virtual):
         assert (page == 0x77).all()
 
 
+@pytest.mark.parametrize("buffering", ["flip", "copy"])
+@pytest.mark.parametrize("rotate", ROTATIONS)
+def test_turned_flip_of_a_reshaped_back_buffer_writes_nothing(buffering, rotate, open_virtual):
+    """The back buffer's array reshaped in place (``a.shape = ...``) and marked dirty: the
+    flip is a ValueError and nothing is read or written outside the two arrays (the
+    kernels once kept the old shape and read far past the array)."""
+    fb = open_virtual("61x44:RGB565:stride=134")  # rows padded by 6 pixels
+    rows = fb.memory.reshape(-1, 134)
+    with fb.screen(buffering, rotate=rotate) as screen:
+        with screen.frame() as s:
+            s.clear("navy")
+        shown = np.asarray(fb.snapshot()).copy()
+        rows[:, 122:] = 0x5A
+        a = screen.surface.array
+        a.shape = (1, a.size)
+        screen.mark_dirty()
+        with pytest.raises(ValueError):
+            screen.flip()
+        assert (np.asarray(fb.snapshot()) == shown).all()
+        assert (rows[:, 122:] == 0x5A).all()
+
+
+@pytest.mark.parametrize("fmt", ["RGB565", "XRGB8888", "RGB888"])
+@pytest.mark.parametrize("buffering", ["flip", "copy"])
+def test_turned_screen_after_a_smaller_mode_writes_nothing_past_it(fmt, buffering, open_virtual):
+    """A mode set under an open turned Screen (which the Screen's documentation says not
+    to do): its next flips and present() are ValueErrors, and no byte past the new mode's
+    rows is written (the turned copy once wrote the old frame's size there)."""
+    fb = open_virtual(f"61x44:{fmt}")
+    with fb.screen(buffering, rotate=90) as screen:
+        with screen.frame() as s:
+            s.clear("navy")
+        fb.set_mode(width=30, height=20)
+        used = fb.stride * fb.var.yres_virtual
+        fb.memory[used:] = 0x5A
+        with pytest.raises(ValueError):
+            with screen.frame() as s:
+                s.rectangle((0, 0, 5, 50), fill="white")
+        with pytest.raises(ValueError):
+            screen.present(np.zeros((screen.height, screen.width, 3), np.uint8))
+        assert (fb.memory[used:] == 0x5A).all()
+
+
 @pytest.mark.parametrize("rotate", ROTATIONS)
 def test_present_smaller_picture_is_placed_in_logical_coordinates(rotate, open_virtual):
     """A picture smaller than the screen is centred on the logical screen, with the background around it."""

@@ -1,5 +1,7 @@
 """Screen: buffering modes, dirty-area copies watched on the front buffer, frames, present."""
 
+import errno
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -94,6 +96,21 @@ def test_explicit_flip_impossible_is_an_error(spec, open_virtual):
     with pytest.raises(FramebufferError, match="page-flip"):
         fb.screen("flip")
     assert fb.var == before
+
+
+@pytest.mark.parametrize("rotate", [0, 90])
+def test_a_read_only_framebuffer_has_no_screen(rotate, tmp_path, open_virtual):
+    """fb.screen() on a framebuffer opened readonly=True is EPERM saying so, before the
+    console, palette or pages are touched: the memory it would draw into is read-only
+    (a turned screen's kernels wrote there before, and crashed)."""
+    path = tmp_path / "fb"
+    open_virtual(f"61x44:RGB565:file={path}").close()
+    before = path.read_bytes()
+    fb = open_virtual(f"61x44:RGB565:file={path}", readonly=True)
+    with pytest.raises(FramebufferError, match="read-only") as raised:
+        fb.screen("copy", rotate=rotate)
+    assert raised.value.errno == errno.EPERM
+    assert fb.var.yoffset == 0 and path.read_bytes() == before
 
 
 def test_bad_options_are_value_errors(open_virtual):
