@@ -239,20 +239,18 @@ class _Turned(Transfer):
         h, w = src.shape[:2]
         if h == 0 or w == 0:
             return
-        if dst.shape[:2] != ((w, h) if self.turn % 2 else (h, w)):
+        turned = (w, h) if self.turn % 2 else (h, w)
+        if dst.shape[:2] != turned:
             raise ValueError(f"turning a frame: {w}x{h} pixels do not fit {dst.shape[1]}x{dst.shape[0]}")
-        size = self._size
-        s_at, d_at = _turnable(src, size), _turnable(dst, size)
-        if s_at is None or d_at is None or not dst.flags.writeable:  # e.g. a view of odd alignment
+        s_p = self._kernel_pointer(src, h, w, writable=False)
+        d_p = self._kernel_pointer(dst, *turned, writable=True)
+        if s_p is None or d_p is None:  # e.g. a view of odd alignment
             dst[...] = np.rot90(src, -self.turn)  # (a read-only page: NumPy's ValueError)
             return
         check_value(
-            lib.rotate_copy(
-                ffi.cast("uint8_t *", s_at), src.strides[0], ffi.cast("uint8_t *", d_at), dst.strides[0],
-                w, h, size, self.turn,
-            ),
+            lib.rotate_copy(s_p, src.strides[0], d_p, dst.strides[0], w, h, self._size, self.turn),
             "turning a frame",
-        )  # fmt: skip
+        )
 
 
 class _TurnedPacked(_Turned):
